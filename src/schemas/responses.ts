@@ -1,0 +1,82 @@
+/**
+ * Response shapes of spec §2, as zod schemas: the one source for the TypeScript types the parsers produce and for the
+ * OpenAPI document. Provider parsers return the scraper-specific part; the pipeline adds the common part (§2.1).
+ */
+import { z } from "@hono/zod-openapi";
+
+export const ErrorBodySchema = z
+  .object({ detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }) })
+  .openapi("Error");
+
+/** §2.1: fields every scraper's 200 response carries. */
+export const CommonScrapeFieldsSchema = z.object({
+  scraper: z.string().openapi({ description: "Identifier of the scraper that handled the request", example: "grok" }),
+  status: z.literal("done"),
+  job_id: z.string().openapi({ description: "Unique identifier of the job (UUIDv4)" }),
+  prompt: z.string(),
+  country: z.string().openapi({ description: "Country the request was routed through", example: "US" }),
+  result: z.string().openapi({ description: "Plain-text reply" }),
+  result_markdown: z.string().nullable().openapi({ description: "Markdown-formatted reply" }),
+  credits_used: z.number().int().openapi({ example: 3 }),
+  elapsed_ms: z.number().openapi({ description: "End-to-end duration in milliseconds" }),
+  cached: z.boolean().openapi({ description: "true if served from cache" }),
+  markdown_url: z.string().nullable().openapi({ description: "Hosted markdown of this response; expires after 24 hours" }),
+});
+export type CommonScrapeFields = z.infer<typeof CommonScrapeFieldsSchema>;
+
+/** §2.3 */
+export const WebSourceSchema = z
+  .object({
+    title: z.string(),
+    url: z.string().openapi({ format: "uri" }),
+    preview: z.string().nullable(),
+  })
+  .openapi("WebSource");
+export type WebSource = z.infer<typeof WebSourceSchema>;
+
+/** §2.4 */
+export const SocialResultSchema = z
+  .object({
+    post_id: z.string(),
+    user_name: z.string().openapi({ description: "Author handle without the leading @" }),
+    name: z.string(),
+    text: z.string(),
+    view_count: z.number().int(),
+    profile_image_url: z.string().nullable(),
+    create_time: z.string().nullable().openapi({ format: "date-time" }),
+  })
+  .openapi("SocialResult");
+export type SocialResult = z.infer<typeof SocialResultSchema>;
+
+/** §2.5 */
+export const ConversationSchema = z
+  .object({
+    conversation_id: z.string(),
+    title: z.string().nullable(),
+    temporary: z.boolean(),
+    create_time: z.string().nullable().openapi({ format: "date-time" }),
+    modify_time: z.string().nullable().openapi({ format: "date-time" }),
+  })
+  .openapi("Conversation");
+export type Conversation = z.infer<typeof ConversationSchema>;
+
+export const GrokModeSchema = z.enum(["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"]);
+export type GrokMode = z.infer<typeof GrokModeSchema>;
+
+/** What the Grok parser extracts from one captured exchange (everything of §2.2 that comes from the provider). */
+export const GrokAnswerSchema = z.object({
+  result: z.string(),
+  result_markdown: z.string().nullable(),
+  web_sources: z.array(WebSourceSchema),
+  social_results: z.array(SocialResultSchema),
+  related_questions: z.array(z.string()),
+  conversation: ConversationSchema.nullable(),
+  llm_model: z.string().nullable().openapi({ description: "Model variant used, as <model_name>" }),
+});
+export type GrokAnswer = z.infer<typeof GrokAnswerSchema>;
+
+/** §2.2: the social-network assistant's full response. */
+export const GrokResponseSchema = CommonScrapeFieldsSchema.extend({ mode: GrokModeSchema })
+  .extend(GrokAnswerSchema.shape)
+  .openapi("GrokResponse");
+export type GrokResponse = z.infer<typeof GrokResponseSchema>;
