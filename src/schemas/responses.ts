@@ -80,3 +80,59 @@ export const GrokResponseSchema = CommonScrapeFieldsSchema.extend({ mode: GrokMo
   .extend(GrokAnswerSchema.shape)
   .openapi("GrokResponse");
 export type GrokResponse = z.infer<typeof GrokResponseSchema>;
+
+/** §2.6: the other scrapers' documented fields (their modules add exactly these). */
+export const ChatgptResponseSchema = CommonScrapeFieldsSchema.extend({
+  links: z.array(z.object({ text: z.string(), url: z.string() })),
+  search_queries: z.array(z.string()),
+  llm_model: z.string().nullable(),
+  result_markdown_json: z.array(z.record(z.string(), z.unknown())).optional().openapi({ description: "markdown-it token tree; only with markdown_json=true" }),
+}).openapi("ChatgptResponse");
+
+export const PerplexityResponseSchema = CommonScrapeFieldsSchema.extend({
+  sources: z.array(z.object({ title: z.string(), url: z.string(), snippet: z.string() })),
+  related_questions: z.array(z.string()),
+}).openapi("PerplexityResponse");
+
+export const CopilotResponseSchema = CommonScrapeFieldsSchema.extend({
+  mode: z.string(),
+  citations: z.array(z.object({ title: z.string(), url: z.string() })),
+  links: z.array(z.string()),
+}).openapi("CopilotResponse");
+
+export const GeminiResponseSchema = CommonScrapeFieldsSchema.extend({
+  citations: z.array(
+    z.object({ title: z.string(), url: z.string(), snippet: z.string(), website_name: z.string(), highlights: z.array(z.string()) }),
+  ),
+  llm_model: z.string().nullable(),
+}).openapi("GeminiResponse");
+
+export const GoogleAiModeResponseSchema = CommonScrapeFieldsSchema.extend({
+  citations: z.array(z.object({ title: z.string(), url: z.string(), website_name: z.string() })),
+  search_results: z.array(z.object({ title: z.string(), url: z.string() })),
+}).openapi("GoogleAiModeResponse");
+
+export const AmazonRufusResponseSchema = CommonScrapeFieldsSchema.extend({
+  products: z.array(
+    z.object({ asin: z.string(), title: z.string(), rating: z.string(), reviews: z.string(), url: z.string(), footer: z.string() }),
+  ),
+  related_questions: z.array(z.string()),
+}).openapi("AmazonRufusResponse");
+
+/** §2.7 */
+export const JobSubmittedSchema = z
+  .object({ job_id: z.string().openapi({ format: "uuid" }), status: z.literal("pending") })
+  .openapi("JobSubmitted");
+
+export const JobStatusSchema = z
+  .object({
+    job_id: z.string().openapi({ format: "uuid" }),
+    status: z.enum(["pending", "done", "failed"]),
+    scraper: z.string(),
+    result: z.record(z.string(), z.unknown()).optional().openapi({ description: "The full scrape response; present when done" }),
+    error: z.string().optional().openapi({ description: "Present when failed" }),
+    created_at: z.string().openapi({ format: "date-time" }),
+    completed_at: z.string().nullable().openapi({ format: "date-time", description: "null while pending" }),
+    attempts: z.number().int().openapi({ description: "Scrape attempts started so far (at most 4)" }),
+  })
+  .openapi("JobStatus");

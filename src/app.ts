@@ -1,0 +1,54 @@
+/** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail}`. */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { HTTPException } from "hono/http-exception";
+import { InvalidParameterError, NotFoundError, ServiceError, toServiceError } from "./errors";
+import type { AppEnv } from "./http/app-env";
+import { registerAdminPoolRoutes } from "./http/admin-pools";
+import { registerDocsRoutes } from "./http/docs";
+import { registerJobRoutes } from "./http/jobs";
+import { registerMarkdownRoutes } from "./http/markdown";
+import { redactedUrl } from "./http/request-context";
+import { registerScraperRoutes, registerUnknownScraperRoutes } from "./http/scrapers";
+
+export function createApp(): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const name = issue?.path.map(String).join(".") ?? "";
+        throw new InvalidParameterError(name === "" ? (issue?.message ?? "Invalid request.") : `${name}: ${issue?.message ?? "invalid"}`);
+      }
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    c.set("startedAt", Date.now());
+    await next();
+  });
+
+  registerScraperRoutes(app);
+  registerJobRoutes(app);
+  registerUnknownScraperRoutes(app);
+  registerAdminPoolRoutes(app);
+  registerMarkdownRoutes(app);
+  registerDocsRoutes(app);
+
+  app.notFound(() => {
+    throw new NotFoundError("Not found. See /docs for the API reference.");
+  });
+
+  app.onError((error, c) => {
+    const serviceError =
+      error instanceof HTTPException && !(error instanceof ServiceError)
+        ? new ServiceError(error.status, error.status === 400 ? "Malformed request." : "Request failed.")
+        : toServiceError(error);
+    if (serviceError.status >= 500) {
+      // The cause stays in the log; the client gets only the safe detail.
+      console.error(`${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
+    }
+    if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
+    return c.json({ detail: serviceError.detail }, serviceError.status as 400);
+  });
+
+  return app;
+}

@@ -1,0 +1,261 @@
+/**
+ * One Durable Object per country owns that country's Browser Rendering sessions. Scrapes lease a session, connect to
+ * it, and hand it back; a healthy session is never closed, only disconnected, so the next scrape reuses it warm.
+ * The pool is bounded (size per country), and so is the number of scrapes waiting for a session.
+ *
+ * The session table is persisted, so an evicted and restarted object still knows its sessions; leases carry an
+ * expiry, so a scrape that died without handing its session back cannot hold it forever.
+ */
+import { DurableObject } from "cloudflare:workers";
+import puppeteer from "@cloudflare/puppeteer";
+import { isoTimestamp } from "../util/time";
+import { poolConfig, type PoolConfig } from "./pool-config";
+import type { AcquireRequest, AcquireResult, PoolStats } from "./pool-types";
+import { launchOptionsFor } from "./session";
+
+interface PooledSession {
+  sessionId: string;
+  domainsKey: string;
+  busy: boolean;
+  leaseExpiresAt: number | null;
+  launchedAt: number;
+  uses: number;
+}
+
+interface Counters {
+  launches: number;
+  reuses: number;
+  failures: number;
+  discarded: number;
+  rejectedQueueFull: number;
+  rejectedWarmingUp: number;
+}
+
+interface Waiter {
+  domainsKey: string;
+  resolve: (result: AcquireResult) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+const SESSIONS_KEY = "sessions";
+const COUNTERS_KEY = "counters";
+const COUNTRY_KEY = "country";
+const LAUNCH_TIMES_KEY = "launch-times";
+
+export class BrowserPool extends DurableObject<Env> {
+  private readonly config: PoolConfig;
+  private sessions: Map<string, PooledSession>;
+  private counters: Counters;
+  private launchTimes: number[];
+  private readonly waiters: Waiter[] = [];
+  /** Launches in flight count against the size limit too. */
+  private launching = 0;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.config = poolConfig(env);
+    const stored = ctx.storage.kv.get<PooledSession[]>(SESSIONS_KEY) ?? [];
+    this.sessions = new Map(stored.map((session) => [session.sessionId, session]));
+    this.counters = ctx.storage.kv.get<Counters>(COUNTERS_KEY) ?? {
+      launches: 0, reuses: 0, failures: 0, discarded: 0, rejectedQueueFull: 0, rejectedWarmingUp: 0,
+    };
+    this.launchTimes = ctx.storage.kv.get<number[]>(LAUNCH_TIMES_KEY) ?? [];
+  }
+
+  private persist(): void {
+    this.ctx.storage.kv.put(SESSIONS_KEY, [...this.sessions.values()]);
+    this.ctx.storage.kv.put(COUNTERS_KEY, this.counters);
+    this.ctx.storage.kv.put(LAUNCH_TIMES_KEY, this.launchTimes);
+  }
+
+  /** Leases a session for `country`: a warm idle one, a new one, or the next one freed, in that order. */
+  async acquire(country: string, request: AcquireRequest): Promise<AcquireResult> {
+    this.ctx.storage.kv.put(COUNTRY_KEY, country);
+    const domainsKey = [...new Set(request.allowedDomains)].sort().join(",");
+    this.reclaimExpiredLeases();
+
+    const idle = [...this.sessions.values()].find((session) => !session.busy && session.domainsKey === domainsKey);
+    if (idle !== undefined) {
+      this.counters.reuses += 1;
+      return this.lease(idle, request.leaseMs, true);
+    }
+
+    if (this.sessions.size + this.launching >= this.config.size) {
+      // Make room by retiring an idle session that serves another provider's domains.
+      const other = [...this.sessions.values()].find((session) => !session.busy);
+      if (other !== undefined) await this.discard(other.sessionId);
+    }
+    if (this.sessions.size + this.launching < this.config.size) {
+      if (this.launchBudgetLeft()) return this.launch(country, request, domainsKey);
+      if (![...this.sessions.values()].some((session) => session.busy)) {
+        this.counters.rejectedWarmingUp += 1;
+        this.persist();
+        return { ok: false, reason: "warming_up", retryAfterSeconds: this.secondsUntilLaunchBudget() };
+      }
+    }
+
+    if (this.waiters.length >= this.config.queueLimit) {
+      this.counters.rejectedQueueFull += 1;
+      this.persist();
+      return { ok: false, reason: "queue_full", retryAfterSeconds: 5 };
+    }
+    return new Promise<AcquireResult>((resolve) => {
+      const waiter: Waiter = {
+        domainsKey,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          resolve({ ok: false, reason: "wait_timeout", retryAfterSeconds: 5 });
+        }, Math.max(0, request.waitMs)),
+      };
+      this.waiters.push(waiter);
+    }).then((result) => {
+      if (!result.ok && result.reason === "wait_timeout") return result;
+      if (!result.ok) return result;
+      const session = this.sessions.get(result.sessionId);
+      if (session !== undefined) session.leaseExpiresAt = Date.now() + request.leaseMs;
+      this.persist();
+      return result;
+    });
+  }
+
+  /** Hands a session back. A healthy one goes to the next waiter or idles; a broken one is closed and forgotten. */
+  async release(sessionId: string, healthy: boolean): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) return;
+    if (!healthy) {
+      this.counters.failures += 1;
+      await this.discard(sessionId);
+      this.wakeWaiterForCapacity();
+      return;
+    }
+    session.busy = false;
+    session.leaseExpiresAt = null;
+    const waiterIndex = this.waiters.findIndex((waiter) => waiter.domainsKey === session.domainsKey);
+    if (waiterIndex >= 0) {
+      const [waiter] = this.waiters.splice(waiterIndex, 1);
+      if (waiter !== undefined) {
+        clearTimeout(waiter.timer);
+        this.counters.reuses += 1;
+        waiter.resolve(this.lease(session, 0, true));
+      }
+    } else if (this.waiters.length > 0) {
+      // The next waiter needs other domains: retire this idle session so it can launch one.
+      await this.discard(sessionId);
+      this.wakeWaiterForCapacity();
+    }
+    this.persist();
+  }
+
+  async stats(): Promise<PoolStats> {
+    this.reclaimExpiredLeases();
+    const sessions = [...this.sessions.values()];
+    const busy = sessions.filter((session) => session.busy).length;
+    return {
+      country: this.ctx.storage.kv.get<string>(COUNTRY_KEY) ?? "",
+      size_limit: this.config.size,
+      queue_limit: this.config.queueLimit,
+      sessions: sessions.map((session) => ({
+        session_id: session.sessionId,
+        busy: session.busy,
+        domains: session.domainsKey.split(","),
+        launched_at: isoTimestamp(session.launchedAt),
+        uses: session.uses,
+      })),
+      busy,
+      idle: sessions.length - busy,
+      queue_length: this.waiters.length,
+      launches: this.counters.launches,
+      reuses: this.counters.reuses,
+      failures: this.counters.failures,
+      discarded: this.counters.discarded,
+      rejected_queue_full: this.counters.rejectedQueueFull,
+      rejected_warming_up: this.counters.rejectedWarmingUp,
+    };
+  }
+
+  private lease(session: PooledSession, leaseMs: number, reused: boolean): AcquireResult {
+    session.busy = true;
+    session.uses += 1;
+    session.leaseExpiresAt = Date.now() + leaseMs;
+    this.persist();
+    return { ok: true, sessionId: session.sessionId, reused };
+  }
+
+  private async launch(country: string, request: AcquireRequest, domainsKey: string): Promise<AcquireResult> {
+    this.launching += 1;
+    this.launchTimes.push(Date.now());
+    try {
+      const { sessionId } = await puppeteer.acquire(
+        this.env.BROWSER,
+        launchOptionsFor(country, request.allowedDomains, this.config.keepAliveMs),
+      );
+      const session: PooledSession = { sessionId, domainsKey, busy: false, leaseExpiresAt: null, launchedAt: Date.now(), uses: 0 };
+      this.sessions.set(sessionId, session);
+      this.counters.launches += 1;
+      if (this.counters.launches === 1) {
+        await this.env.DB.prepare("INSERT OR IGNORE INTO browser_pools (country, first_used_at) VALUES (?, ?)")
+          .bind(country, new Date().toISOString())
+          .run();
+      }
+      return this.lease(session, request.leaseMs, false);
+    } catch (error) {
+      console.error(`Browser launch for ${country} failed`, error);
+      this.counters.failures += 1;
+      this.counters.rejectedWarmingUp += 1;
+      this.persist();
+      return { ok: false, reason: "warming_up", retryAfterSeconds: 5 };
+    } finally {
+      this.launching -= 1;
+    }
+  }
+
+  private launchBudgetLeft(): boolean {
+    const minuteAgo = Date.now() - 60_000;
+    this.launchTimes = this.launchTimes.filter((time) => time > minuteAgo);
+    return this.launchTimes.length < this.config.launchesPerMinute;
+  }
+
+  private secondsUntilLaunchBudget(): number {
+    const oldest = this.launchTimes[0];
+    return oldest === undefined ? 60 : Math.max(1, Math.ceil((oldest + 60_000 - Date.now()) / 1000));
+  }
+
+  /** A lease past its expiry belongs to a scrape that died: its session may be in any state, so retire it. */
+  private reclaimExpiredLeases(): void {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      if (session.busy && session.leaseExpiresAt !== null && session.leaseExpiresAt > 0 && session.leaseExpiresAt < now) {
+        void this.discard(session.sessionId);
+      }
+    }
+  }
+
+  /** Forgets a session and closes its browser (best effort: it may already be gone). */
+  private async discard(sessionId: string): Promise<void> {
+    if (!this.sessions.delete(sessionId)) return;
+    this.counters.discarded += 1;
+    this.persist();
+    try {
+      const browser = await puppeteer.connect(this.env.BROWSER, sessionId);
+      await browser.close();
+    } catch {
+      // Already closed or unreachable: forgetting it is all that is left to do.
+    }
+  }
+
+  /** After a session was dropped, the first waiter may launch a replacement in its place. */
+  private wakeWaiterForCapacity(): void {
+    const waiter = this.waiters.shift();
+    if (waiter === undefined) return;
+    clearTimeout(waiter.timer);
+    const country = this.ctx.storage.kv.get<string>(COUNTRY_KEY) ?? "US";
+    void this.launch(country, { allowedDomains: waiter.domainsKey.split(","), waitMs: 0, leaseMs: 0 }, waiter.domainsKey).then(
+      waiter.resolve,
+    );
+  }
+}
+
+export function browserPoolStub(env: Env, country: string): DurableObjectStub<BrowserPool> {
+  return env.BROWSER_POOL.get(env.BROWSER_POOL.idFromName(country)) as DurableObjectStub<BrowserPool>;
+}

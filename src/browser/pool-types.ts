@@ -1,0 +1,38 @@
+/** Messages between scrapes and a country's BrowserPool Durable Object. */
+
+export interface AcquireRequest {
+  /** Hostnames this scrape needs; a session is reused only by scrapes needing the same set (guardrails). */
+  allowedDomains: string[];
+  /** How long the caller can wait for a busy session to free up (its remaining timeout). */
+  waitMs: number;
+  /** How long the caller may hold the session before the pool assumes it died and reclaims it. */
+  leaseMs: number;
+}
+
+export type AcquireResult =
+  | { ok: true; sessionId: string; reused: boolean }
+  | { ok: false; reason: "queue_full" | "warming_up" | "wait_timeout"; retryAfterSeconds: number };
+
+export interface PoolSessionView {
+  session_id: string;
+  busy: boolean;
+  domains: string[];
+  launched_at: string;
+  uses: number;
+}
+
+export interface PoolStats {
+  country: string;
+  size_limit: number;
+  queue_limit: number;
+  sessions: PoolSessionView[];
+  busy: number;
+  idle: number;
+  queue_length: number;
+  launches: number;
+  reuses: number;
+  failures: number;
+  discarded: number;
+  rejected_queue_full: number;
+  rejected_warming_up: number;
+}

@@ -1,0 +1,59 @@
+/**
+ * Browser sessions from the Browser Rendering binding, and a clean, localised page per scrape.
+ * Each scrape gets its own browser context (no cookies or storage shared with another scrape); the context and the
+ * page are closed in `finally` whatever happens.
+ */
+import puppeteer, { type Browser, type Page, type WorkersLaunchOptions } from "@cloudflare/puppeteer";
+import { ServiceError, UpstreamError } from "../errors";
+import { localisationFor } from "./localisation";
+
+export interface PageRequest {
+  country: string;
+  allowedDomains: string[];
+  signal: AbortSignal;
+}
+
+/** Browser Rendering's `location` accepts most, not all, ISO codes; unknown ones fall back to the nearest default. */
+export function launchOptionsFor(country: string, allowedDomains: string[], keepAliveMs: number): WorkersLaunchOptions {
+  return {
+    location: country as WorkersLaunchOptions["location"],
+    keep_alive: keepAliveMs,
+    guardrails: { allowedDomains },
+  };
+}
+
+/** Opens a clean page in a new context of `browser`, localised for `country`. */
+export async function openLocalisedPage(browser: Browser, country: string): Promise<{ page: Page; close: () => Promise<void> }> {
+  const localisation = localisationFor(country);
+  const context = await browser.createBrowserContext();
+  const close = async () => {
+    await context.close().catch(() => undefined);
+  };
+  try {
+    const page = await context.newPage();
+    await page.setExtraHTTPHeaders({ "Accept-Language": localisation.acceptLanguage });
+    await page.emulateTimezone(localisation.timezone);
+    const session = await page.createCDPSession();
+    await session.send("Emulation.setLocaleOverride", { locale: localisation.locale });
+    if (localisation.geolocation !== null) await page.setGeolocation(localisation.geolocation);
+    await page.setViewport({ width: 1366, height: 900 });
+    return { page, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * Turns an error thrown while a page was being driven into a client-safe one: a browser that died or disconnected is
+ * a 502 ("browser crashed"); ServiceErrors pass through; anything else is an upstream failure.
+ */
+export function classifyPageError(error: unknown, browser: Browser): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (!browser.connected || /Target closed|Session closed|Connection closed|detached|crash/i.test(String(error))) {
+    return new UpstreamError("The browser session crashed during the scrape. Safe to retry.", { cause: error });
+  }
+  return new UpstreamError("The provider page could not be driven to an answer. Safe to retry.", { cause: error });
+}
+
+export { puppeteer };

@@ -1,0 +1,27 @@
+/**
+ * The response cache (KV). A key covers the scraper and every parameter that changes the answer, never the transport
+ * ones (timeout, bypass_cache, api_key). Only successful scrapes are stored; an entry holds the provider-derived part of
+ * the response, and each hit gets its own job id, timing and hosted markdown.
+ */
+import type { AnyScrapeParams, ScraperId } from "../params/scrape-params";
+import { answerDefiningParams } from "../params/scrape-params";
+import { sha256Hex } from "../util/crypto";
+
+/** KV refuses TTLs below 60 s. */
+const MINIMUM_TTL_SECONDS = 60;
+
+export async function responseCacheKey(scraper: ScraperId, params: AnyScrapeParams): Promise<string> {
+  const defining = answerDefiningParams(params);
+  const canonical = Object.keys(defining)
+    .sort()
+    .map((name) => [name, defining[name]]);
+  return `v1:${scraper}:${await sha256Hex(JSON.stringify(canonical))}`;
+}
+
+export async function readCachedAnswer(kv: KVNamespace, key: string): Promise<Record<string, unknown> | null> {
+  return kv.get<Record<string, unknown>>(key, "json");
+}
+
+export async function writeCachedAnswer(kv: KVNamespace, key: string, answer: Record<string, unknown>, ttlSeconds: number): Promise<void> {
+  await kv.put(key, JSON.stringify(answer), { expirationTtl: Math.max(MINIMUM_TTL_SECONDS, Math.floor(ttlSeconds)) });
+}

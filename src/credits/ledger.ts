@@ -1,0 +1,76 @@
+/**
+ * Credits live in D1: `accounts.credits` is the balance and `credit_ledger` has one row per change. Charges and refunds
+ * are single D1 batches (one transaction): the balance check, the update and the ledger row succeed or fail together,
+ * so concurrent requests can never overdraw an account, and the unique (operation_id, kind) index makes a charge or
+ * refund of one operation (a sync request's or a job's id) happen at most once.
+ */
+import { InsufficientCreditsError } from "../errors";
+
+export const CREDITS_PER_REQUEST = 3;
+
+export interface ChargeRequest {
+  accountId: string;
+  /** The sync request's or job's id: charging and refunding it twice has no effect. */
+  operationId: string;
+  scraper: string;
+  keyId: string | null;
+  amount?: number;
+}
+
+/** Deducts the cost or throws InsufficientCreditsError. Returns the balance after the charge. */
+export async function chargeCredits(db: D1Database, charge: ChargeRequest, now = new Date()): Promise<number> {
+  const amount = charge.amount ?? CREDITS_PER_REQUEST;
+  const [update, , balance] = await db.batch([
+    db
+      .prepare(
+        `UPDATE accounts SET credits = credits - ?1
+         WHERE id = ?2 AND credits >= ?1
+           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE operation_id = ?3 AND kind = 'charge')`,
+      )
+      .bind(amount, charge.accountId, charge.operationId),
+    db
+      .prepare(
+        `INSERT INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, scraper, key_id, created_at)
+         SELECT id, 'charge', -?1, credits, 'scrape', ?3, ?4, ?5, ?6 FROM accounts WHERE id = ?2 AND changes() = 1`,
+      )
+      .bind(amount, charge.accountId, charge.operationId, charge.scraper, charge.keyId, now.toISOString()),
+    db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(charge.accountId),
+  ]);
+  const remaining = (balance?.results[0] as { credits: number } | undefined)?.credits ?? 0;
+  if (update?.meta.changes === 1) return remaining;
+  const alreadyCharged = await db
+    .prepare("SELECT 1 AS found FROM credit_ledger WHERE operation_id = ? AND kind = 'charge'")
+    .bind(charge.operationId)
+    .first();
+  if (alreadyCharged !== null) return remaining;
+  throw new InsufficientCreditsError(amount, remaining);
+}
+
+/**
+ * Gives back what `operationId` was charged, once: a second call, or a call for an operation that was never charged,
+ * changes nothing. Returns true when this call made the refund.
+ */
+export async function refundCredits(db: D1Database, accountId: string, operationId: string, reason: string, now = new Date()): Promise<boolean> {
+  const [insert] = await db.batch([
+    db
+      .prepare(
+        `INSERT OR IGNORE INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, scraper, key_id, created_at)
+         SELECT a.id, 'refund', -c.delta, a.credits - c.delta, ?3, c.operation_id, c.scraper, c.key_id, ?4
+         FROM accounts a JOIN credit_ledger c ON c.account_id = a.id AND c.operation_id = ?2 AND c.kind = 'charge'
+         WHERE a.id = ?1`,
+      )
+      .bind(accountId, operationId, reason, now.toISOString()),
+    db
+      .prepare(
+        `UPDATE accounts SET credits = credits - (SELECT delta FROM credit_ledger WHERE operation_id = ?2 AND kind = 'charge')
+         WHERE id = ?1 AND changes() = 1`,
+      )
+      .bind(accountId, operationId),
+  ]);
+  return insert?.meta.changes === 1;
+}
+
+export async function getBalance(db: D1Database, accountId: string): Promise<number> {
+  const row = await db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(accountId).first<{ credits: number }>();
+  return row?.credits ?? 0;
+}

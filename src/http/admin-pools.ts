@@ -1,0 +1,73 @@
+/** `GET /admin/pools`: the operator's view of the browser pools, per country. */
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { requireAdminToken } from "../auth/admin-token";
+import { browserPoolStub } from "../browser/browser-pool";
+import type { PoolStats } from "../browser/pool-types";
+import { ISO_COUNTRY_CODES } from "../params/countries";
+import type { AppEnv } from "./app-env";
+import { errorResponse } from "./openapi-errors";
+
+const PoolSessionSchema = z.object({
+  session_id: z.string(),
+  busy: z.boolean(),
+  domains: z.array(z.string()),
+  launched_at: z.string(),
+  uses: z.number().int(),
+});
+
+const PoolStatsSchema = z
+  .object({
+    country: z.string(),
+    size_limit: z.number().int(),
+    queue_limit: z.number().int(),
+    sessions: z.array(PoolSessionSchema),
+    busy: z.number().int(),
+    idle: z.number().int(),
+    queue_length: z.number().int(),
+    launches: z.number().int(),
+    reuses: z.number().int(),
+    failures: z.number().int(),
+    discarded: z.number().int(),
+    rejected_queue_full: z.number().int(),
+    rejected_warming_up: z.number().int(),
+  })
+  .openapi("PoolStats");
+
+const route = createRoute({
+  method: "get",
+  path: "/admin/pools",
+  tags: ["Operator"],
+  summary: "Browser pools per country",
+  description: "Sessions (busy/idle), wait queue, and launches, reuses and failures since the pool started. `country` limits the view to one pool.",
+  security: [{ AdminToken: [] }],
+  middleware: [requireAdminToken] as const,
+  request: {
+    query: z.object({
+      country: z
+        .string()
+        .optional()
+        .openapi({ description: "ISO 3166-1 alpha-2; default: every country that has used its pool" }),
+    }),
+  },
+  responses: {
+    200: { description: "Pool statistics", content: { "application/json": { schema: z.object({ pools: z.array(PoolStatsSchema) }) } } },
+    401: errorResponse("Missing or invalid admin token"),
+  },
+});
+
+export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(route, async (c) => {
+    const requested = c.req.valid("query").country?.toUpperCase();
+    const countries = requested !== undefined ? [requested] : await poolCountries(c.env);
+    const pools = await Promise.all(
+      countries.filter((country) => ISO_COUNTRY_CODES.has(country)).map(async (country) => (await browserPoolStub(c.env, country).stats()) as PoolStats),
+    );
+    return c.json({ pools: pools.map((pool, index) => ({ ...pool, country: pool.country || (countries[index] ?? "") })) }, 200);
+  });
+}
+
+/** Countries whose pools have been used: recorded by the scrapes themselves in D1. */
+async function poolCountries(env: Env): Promise<string[]> {
+  const { results } = await env.DB.prepare("SELECT country FROM browser_pools ORDER BY country").all<{ country: string }>();
+  return results.map((row) => row.country);
+}

@@ -1,0 +1,60 @@
+/**
+ * The queue consumer: runs the same scrape pipeline as the sync endpoint, one attempt per delivery, with `timeout`
+ * per attempt. Retryable failures go back to the queue with back-off until the 4th attempt; failures no retry can fix
+ * (an unimplemented scraper, a login wall or region block, a bug) fail the job at once.
+ */
+import { ServiceError, toServiceError } from "../errors";
+import { runScrape } from "../scrape/pipeline";
+import { MAX_ATTEMPTS, retryDelaySeconds } from "./job-policy";
+import { jobStub } from "./job-record";
+import type { AttemptDecision, JobMessage } from "./job-types";
+
+function isJobMessage(body: unknown): body is JobMessage {
+  return typeof body === "object" && body !== null && "jobId" in body && typeof body.jobId === "string";
+}
+
+export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  // Messages of one batch are independent jobs: run them side by side.
+  await Promise.all(batch.messages.map((message) => handleJobMessage(message, env)));
+}
+
+export async function handleJobMessage(message: Message<unknown>, env: Env): Promise<void> {
+  if (!isJobMessage(message.body)) {
+    console.error("Dropping a malformed job message");
+    message.ack();
+    return;
+  }
+  const stub = jobStub(env, message.body.jobId);
+  // RPC results are structured clones of the declared type.
+  const decision = (await stub.beginAttempt()) as AttemptDecision;
+  if (!decision.run) {
+    if (decision.reason === "leased" && message.attempts < MAX_ATTEMPTS) {
+      // Another delivery holds the job; look again when its lease ends, in case its consumer died.
+      message.retry({ delaySeconds: decision.retryInSeconds });
+    } else {
+      message.ack();
+    }
+    return;
+  }
+  const { record } = decision;
+  try {
+    const response = await runScrape(
+      env,
+      { scraper: record.scraper, params: record.params, jobId: record.jobId, baseUrl: record.baseUrl, startedAt: Date.now() },
+      record.params.timeout,
+    );
+    await stub.complete(response);
+    message.ack();
+  } catch (error) {
+    const failure = toServiceError(error);
+    const retryable = error instanceof ServiceError && failure.retryable;
+    if (retryable && message.attempts < MAX_ATTEMPTS) {
+      await stub.releaseAttempt(failure.detail);
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      return;
+    }
+    if (!(error instanceof ServiceError)) console.error(`Job ${record.jobId} failed with an unexpected error`, error);
+    await stub.fail(failure.detail);
+    message.ack();
+  }
+}

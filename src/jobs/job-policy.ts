@@ -1,0 +1,26 @@
+/**
+ * Numbers that bound a job's life. A job is attempted at most MAX_ATTEMPTS times (the queue's max_retries = 3);
+ * the watchdog fails and refunds a job still pending after `watchdogBoundMs`, which covers every attempt running
+ * to its full timeout, the retry back-offs and queue latency, so it only fires when attempts can no longer finish.
+ */
+export const MAX_ATTEMPTS = 4;
+export const JOB_RETENTION_MS = 24 * 60 * 60 * 1000;
+/** Extra time an attempt may hold its lease beyond its timeout (browser start-up, page close, writes). */
+export const ATTEMPT_GRACE_MS = 30_000;
+/** Slack for queue delivery delays between attempts. */
+const QUEUE_LATENCY_ALLOWANCE_MS = 120_000;
+
+/** Back-off before retry n (1-based): 5 s, 15 s, 45 s. */
+export function retryDelaySeconds(failedAttempt: number): number {
+  return 5 * 3 ** Math.max(0, failedAttempt - 1);
+}
+
+export function attemptLeaseMs(timeoutSeconds: number): number {
+  return timeoutSeconds * 1000 + ATTEMPT_GRACE_MS;
+}
+
+export function watchdogBoundMs(timeoutSeconds: number): number {
+  let backoffMs = 0;
+  for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt += 1) backoffMs += retryDelaySeconds(attempt) * 1000;
+  return MAX_ATTEMPTS * attemptLeaseMs(timeoutSeconds) + backoffMs + QUEUE_LATENCY_ALLOWANCE_MS;
+}

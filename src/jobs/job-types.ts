@@ -1,0 +1,45 @@
+import type { AnyScrapeParams, ScraperId } from "../params/scrape-params";
+
+export type JobStatus = "pending" | "done" | "failed";
+
+/** What the job's Durable Object stores. */
+export interface JobRecordState {
+  jobId: string;
+  scraper: ScraperId;
+  params: AnyScrapeParams;
+  accountId: string;
+  keyId: string;
+  baseUrl: string;
+  status: JobStatus;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  createdAt: number;
+  completedAt: number | null;
+  /** Attempts started (a redelivered message that does no work is not counted). */
+  attempts: number;
+  /** While an attempt runs: when its lease ends (its timeout plus a grace period). */
+  leaseExpiresAt: number | null;
+  lastError: string | null;
+}
+
+/** `GET /jobs/{job_id}` (spec §2.7 plus `attempts`). */
+export interface JobView {
+  job_id: string;
+  status: JobStatus;
+  scraper: ScraperId;
+  result?: Record<string, unknown>;
+  error?: string;
+  created_at: string;
+  completed_at: string | null;
+  attempts: number;
+}
+
+/** The queue message: only the id; the Durable Object is the one source of the job's parameters. */
+export interface JobMessage {
+  jobId: string;
+}
+
+export type AttemptDecision =
+  | { run: true; record: JobRecordState }
+  | { run: false; reason: "terminal" | "missing" }
+  | { run: false; reason: "leased"; retryInSeconds: number };

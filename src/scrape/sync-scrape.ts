@@ -1,0 +1,25 @@
+import { refundCredits } from "../credits/ledger";
+import type { ScraperId } from "../params/scrape-params";
+import { authorizeScrape } from "./authorize";
+import { runScrape, type ScrapeRequest, type ScrapeResponse } from "./pipeline";
+
+export interface SyncScrapeOutcome {
+  response: ScrapeResponse;
+  creditsRemaining: number;
+}
+
+/** A synchronous scrape: credits are reserved first and restored on any error, so the caller pays only for a 200. */
+export async function scrapeSynchronously<Id extends ScraperId>(
+  env: Env,
+  request: ScrapeRequest<Id>,
+  apiKey: string | undefined,
+): Promise<SyncScrapeOutcome> {
+  const authorized = await authorizeScrape(env, request.scraper, apiKey, request.jobId);
+  try {
+    const response = await runScrape(env, request, request.params.timeout);
+    return { response, creditsRemaining: authorized.creditsRemaining };
+  } catch (error) {
+    await refundCredits(env.DB, authorized.accountId, request.jobId, "sync scrape failed");
+    throw error;
+  }
+}
