@@ -1,14 +1,49 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+
+/**
+ * Three levels (DESIGN.md §7): `unit` runs pure code in Node; `integration` runs inside workerd with real D1, KV,
+ * Queues, Durable Objects and the Browser Rendering binding (real Chromium) against the provider replicas, which the
+ * global setup starts in Node. Browser-heavy files run one at a time: these machines have two cores.
+ */
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts"],
+          include: ["test/unit/**/*.test.ts", "test/replicas/**/*.test.ts"],
           environment: "node",
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(async ({ inject }) => {
+            const replicaUrl = inject<string>("replicaUrl");
+            return {
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+                  SESSION_SECRET: "test-session-secret-0123456789abcdef",
+                  REPLICA_URL: replicaUrl,
+                  PROVIDER_ORIGIN_GROK: `${replicaUrl}/grok`,
+                },
+              },
+            };
+          }),
+        ],
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
+          setupFiles: ["test/integration/setup.ts"],
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
         },
       },
     ],

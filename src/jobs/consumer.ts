@@ -5,7 +5,7 @@
  */
 import { ServiceError, toServiceError } from "../errors";
 import { runScrape } from "../scrape/pipeline";
-import { MAX_ATTEMPTS, retryDelaySeconds } from "./job-policy";
+import { MAX_ATTEMPTS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
 import { jobStub } from "./job-record";
 import type { AttemptDecision, JobMessage } from "./job-types";
 
@@ -50,7 +50,7 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
     const retryable = error instanceof ServiceError && failure.retryable;
     if (retryable && message.attempts < MAX_ATTEMPTS) {
       await stub.releaseAttempt(failure.detail);
-      message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
+      message.retry({ delaySeconds: retryDelaySeconds(message.attempts, retryBaseSeconds(env)) });
       return;
     }
     if (!(error instanceof ServiceError)) console.error(`Job ${record.jobId} failed with an unexpected error`, error);

@@ -10,17 +10,23 @@ export const ATTEMPT_GRACE_MS = 30_000;
 /** Slack for queue delivery delays between attempts. */
 const QUEUE_LATENCY_ALLOWANCE_MS = 120_000;
 
-/** Back-off before retry n (1-based): 5 s, 15 s, 45 s. */
-export function retryDelaySeconds(failedAttempt: number): number {
-  return 5 * 3 ** Math.max(0, failedAttempt - 1);
+/** The first retry's back-off in seconds (`JOB_RETRY_BASE_SECONDS`, default 5); each later one triples it. */
+export function retryBaseSeconds(env: Env): number {
+  const configured = Number(env.JOB_RETRY_BASE_SECONDS);
+  return Number.isFinite(configured) && configured >= 0 ? configured : 5;
+}
+
+/** Back-off before the retry that follows failed attempt n (1-based): base, 3×base, 9×base (5 s, 15 s, 45 s). */
+export function retryDelaySeconds(failedAttempt: number, baseSeconds: number): number {
+  return baseSeconds * 3 ** Math.max(0, failedAttempt - 1);
 }
 
 export function attemptLeaseMs(timeoutSeconds: number): number {
   return timeoutSeconds * 1000 + ATTEMPT_GRACE_MS;
 }
 
-export function watchdogBoundMs(timeoutSeconds: number): number {
+export function watchdogBoundMs(timeoutSeconds: number, retryBase: number): number {
   let backoffMs = 0;
-  for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt += 1) backoffMs += retryDelaySeconds(attempt) * 1000;
+  for (let attempt = 1; attempt < MAX_ATTEMPTS; attempt += 1) backoffMs += retryDelaySeconds(attempt, retryBase) * 1000;
   return MAX_ATTEMPTS * attemptLeaseMs(timeoutSeconds) + backoffMs + QUEUE_LATENCY_ALLOWANCE_MS;
 }

@@ -6,7 +6,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { refundCredits } from "../credits/ledger";
 import { isoTimestamp } from "../util/time";
-import { JOB_RETENTION_MS, attemptLeaseMs, watchdogBoundMs } from "./job-policy";
+import { JOB_RETENTION_MS, attemptLeaseMs, retryBaseSeconds, watchdogBoundMs } from "./job-policy";
 import type { AttemptDecision, JobRecordState, JobView } from "./job-types";
 
 const RECORD_KEY = "record";
@@ -101,7 +101,7 @@ export class JobRecord extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       return;
     }
-    if (record.status === "pending" && now >= record.createdAt + watchdogBoundMs(record.params.timeout)) {
+    if (record.status === "pending" && now >= record.createdAt + watchdogBoundMs(record.params.timeout, retryBaseSeconds(this.env))) {
       await this.fail(WATCHDOG_ERROR);
       return;
     }
@@ -110,7 +110,7 @@ export class JobRecord extends DurableObject<Env> {
 
   private async scheduleAlarm(record: JobRecordState): Promise<void> {
     const deletion = record.createdAt + JOB_RETENTION_MS;
-    const watchdog = record.createdAt + watchdogBoundMs(record.params.timeout);
+    const watchdog = record.createdAt + watchdogBoundMs(record.params.timeout, retryBaseSeconds(this.env));
     await this.ctx.storage.setAlarm(record.status === "pending" ? Math.min(watchdog, deletion) : deletion);
   }
 }

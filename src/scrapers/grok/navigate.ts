@@ -24,6 +24,10 @@ export async function captureGrokExchange({ page, origin, prompt, mode, signal }
   await installFetchCapture(page, GROK_STREAM_URL);
   await page.goto(`${origin}/`, { waitUntil: "domcontentloaded", timeout: PAGE_READY_TIMEOUT_MS });
   await waitForComposer(page);
+  // A login wall can cover a visible composer (sign-in modal over the page).
+  if ((await page.$(GROK_SELECTORS.loginWall)) !== null) {
+    throw new UpstreamError("Grok asked the browser session to sign in (login wall).", { retryable: false });
+  }
   signal.throwIfAborted();
 
   await selectMode(page, mode);

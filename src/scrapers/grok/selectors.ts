@@ -5,7 +5,7 @@ export const GROK_SELECTORS = {
   /** Picker labels are unverified on the real site; the mode is confirmed from the request body instead. */
   modePicker: 'button[aria-label="Model select"], button[aria-haspopup="menu"][data-testid="mode-picker"]',
   modeMenuItem: '[role="menuitem"], [role="menuitemradio"], [role="option"]',
-  loginWall: 'a[href*="sign-in"], a[href*="accounts.x.ai"], button[data-testid="sign-in"], [data-testid="login-modal"]',
+  loginWall: 'a[href*="accounts.x.ai/sign-in"], a[href*="accounts.x.ai/sign-up"], [role="dialog"][aria-modal="true"].login-modal',
 } as const;
 
 /** The streaming endpoint for a new conversation (follow-ups use /conversations/{id}/responses). */

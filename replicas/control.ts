@@ -1,0 +1,318 @@
+/**
+ * Fault control shared by every provider replica (DESIGN.md §6). Tests and benchmarks steer the replicas over HTTP:
+ *
+ *   POST /__control/faults  {"provider":"grok","fault":"challenge","count":2}
+ *        Queues a fault: the next `count` (default 1) exchanges of that provider fail that way. Faults queue up in
+ *        the order posted; each exchange takes from the head of its provider's queue. Optional `delay_ms`/`chunk_ms`
+ *        pace only those faulted exchanges (for `slow` the default is 1500/1500). Without `fault`, `delay_ms`/`chunk_ms`
+ *        set the provider's standing pacing instead, exactly like /__control/pacing.
+ *   POST /__control/pacing  {"provider":"grok","delay_ms":200,"chunk_ms":20}   (provider optional = every provider)
+ *        Standing answer pacing: `delay_ms` before the first byte of the answer, `chunk_ms` between body chunks.
+ *   POST /__control/reset   {} or {"provider":"grok"}
+ *        Clears faults, pacing, counters and recorded requests (of one provider, or of all plus the default pacing).
+ *   GET  /__control/state
+ *        Pending faults, effective pacing, counters and the last recorded requests of every provider.
+ *
+ * An "exchange" is one request to a provider's answer endpoint (for Grok: POST .../conversations/new). Providers
+ * decide which requests consume which fault; `login_wall` is typically consumed by the page load (see the provider's
+ * app). Invalid control bodies answer 400 `{detail}`.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+
+export const FAULT_NAMES = [
+  "challenge",
+  "login_wall",
+  "rate_limited",
+  "http_error",
+  "malformed_stream",
+  "disconnect",
+  "hang",
+  "empty_answer",
+  "slow",
+] as const;
+export type FaultName = (typeof FAULT_NAMES)[number];
+
+/** Answer pacing: `delayMs` before the first byte, `chunkMs` between two body chunks. */
+export interface Pacing {
+  delayMs: number;
+  chunkMs: number;
+}
+
+/** Fast enough for tests, yet every chunk is still a separate write so the client sees split lines. */
+export const DEFAULT_PACING: Readonly<Pacing> = { delayMs: 0, chunkMs: 2 };
+/** Pacing of a `slow` exchange unless the fault was posted with its own. */
+export const SLOW_PACING: Readonly<Pacing> = { delayMs: 1500, chunkMs: 1500 };
+
+/** How many recorded requests each provider keeps (newest last). */
+const MAX_RECORDED_REQUESTS = 20;
+
+/** A request as a replica received it, kept so tests can check what the page sent (e.g. the mode). */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** Parsed JSON body, or the raw text when it was not JSON. */
+  body: unknown;
+  receivedAt: string;
+}
+
+/** What one exchange must do: the fault to play (null = answer normally) and the pacing to use. */
+export interface ExchangePlan {
+  fault: FaultName | null;
+  pacing: Pacing;
+}
+
+interface PendingFault {
+  fault: FaultName;
+  remaining: number;
+  pacing: Partial<Pacing>;
+}
+
+interface ProviderState {
+  faults: PendingFault[];
+  pacing: Partial<Pacing>;
+  exchanges: number;
+  rejected: number;
+  pageLoads: number;
+  faultsServed: Partial<Record<FaultName, number>>;
+  requests: RecordedRequest[];
+}
+
+function freshProviderState(): ProviderState {
+  return { faults: [], pacing: {}, exchanges: 0, rejected: 0, pageLoads: 0, faultsServed: {}, requests: [] };
+}
+
+/** JSON shape of GET /__control/state (snake_case like the rest of the service's HTTP surface). */
+export interface ControlState {
+  default_pacing: { delay_ms: number; chunk_ms: number };
+  providers: Record<
+    string,
+    {
+      faults: { fault: FaultName; remaining: number; delay_ms: number | null; chunk_ms: number | null }[];
+      pacing: { delay_ms: number; chunk_ms: number };
+      exchanges: number;
+      rejected: number;
+      page_loads: number;
+      faults_served: Partial<Record<FaultName, number>>;
+      requests: RecordedRequest[];
+    }
+  >;
+}
+
+/** In-memory fault queue, pacing and counters of every mounted provider. One instance per replica server. */
+export class FaultController {
+  private readonly providers = new Map<string, ProviderState>();
+  private defaultPacing: Partial<Pacing> = {};
+
+  /** Makes a provider known to the control API; the server calls this when it mounts the provider's app. */
+  registerProvider(provider: string): void {
+    if (!this.providers.has(provider)) this.providers.set(provider, freshProviderState());
+  }
+
+  providerIds(): string[] {
+    return [...this.providers.keys()];
+  }
+
+  addFault(provider: string, fault: FaultName, count: number, pacing: Partial<Pacing> = {}): void {
+    this.stateOf(provider).faults.push({ fault, remaining: count, pacing });
+  }
+
+  /** Standing pacing of one provider, or the default of every provider when `provider` is undefined. */
+  setPacing(provider: string | undefined, pacing: Partial<Pacing>): void {
+    if (provider === undefined) this.defaultPacing = { ...this.defaultPacing, ...pacing };
+    else {
+      const state = this.stateOf(provider);
+      state.pacing = { ...state.pacing, ...pacing };
+    }
+  }
+
+  reset(provider?: string): void {
+    if (provider !== undefined) {
+      this.stateOf(provider);
+      this.providers.set(provider, freshProviderState());
+      return;
+    }
+    this.defaultPacing = {};
+    for (const id of this.providers.keys()) this.providers.set(id, freshProviderState());
+  }
+
+  /** Counts one exchange (a request to the provider's answer endpoint) and records the request. */
+  recordExchange(provider: string, request: RecordedRequest): void {
+    const state = this.stateOf(provider);
+    state.exchanges += 1;
+    state.requests.push(request);
+    if (state.requests.length > MAX_RECORDED_REQUESTS) state.requests.splice(0, state.requests.length - MAX_RECORDED_REQUESTS);
+  }
+
+  /** Counts an exchange the replica refused before any fault applied (bad body, missing anti-bot header…). */
+  recordRejected(provider: string): void {
+    this.stateOf(provider).rejected += 1;
+  }
+
+  recordPageLoad(provider: string): void {
+    this.stateOf(provider).pageLoads += 1;
+  }
+
+  /**
+   * Consumes one count of the fault at the head of the provider's queue when `eligible` accepts it, and returns the
+   * plan for this exchange. A fault the caller does not accept stays queued (e.g. a page load only takes `login_wall`).
+   */
+  takeFault(provider: string, eligible: (fault: FaultName) => boolean = () => true): ExchangePlan {
+    const state = this.stateOf(provider);
+    const standing: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing, ...state.pacing };
+    const head = state.faults[0];
+    if (head === undefined || !eligible(head.fault)) return { fault: null, pacing: standing };
+    head.remaining -= 1;
+    if (head.remaining <= 0) state.faults.shift();
+    state.faultsServed[head.fault] = (state.faultsServed[head.fault] ?? 0) + 1;
+    const base = head.fault === "slow" ? SLOW_PACING : standing;
+    return { fault: head.fault, pacing: { ...base, ...head.pacing } };
+  }
+
+  state(): ControlState {
+    const providers: ControlState["providers"] = {};
+    for (const [id, state] of this.providers) {
+      const pacing: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing, ...state.pacing };
+      providers[id] = {
+        faults: state.faults.map((f) => ({
+          fault: f.fault,
+          remaining: f.remaining,
+          delay_ms: f.pacing.delayMs ?? null,
+          chunk_ms: f.pacing.chunkMs ?? null,
+        })),
+        pacing: { delay_ms: pacing.delayMs, chunk_ms: pacing.chunkMs },
+        exchanges: state.exchanges,
+        rejected: state.rejected,
+        page_loads: state.pageLoads,
+        faults_served: { ...state.faultsServed },
+        requests: state.requests.map((r) => ({ ...r })),
+      };
+    }
+    const defaults: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing };
+    return { default_pacing: { delay_ms: defaults.delayMs, chunk_ms: defaults.chunkMs }, providers };
+  }
+
+  private stateOf(provider: string): ProviderState {
+    const state = this.providers.get(provider);
+    if (state === undefined) throw new RangeError(`unknown replica provider: ${provider}`);
+    return state;
+  }
+}
+
+const MAX_MS = 600_000;
+const milliseconds = z
+  .number({ error: "must be a number of milliseconds" })
+  .int({ error: "must be an integer number of milliseconds" })
+  .min(0, { error: "must be >= 0" })
+  .max(MAX_MS, { error: `must be <= ${MAX_MS}` });
+
+const faultsBody = z.strictObject({
+  provider: z.string({ error: "must be a string" }),
+  fault: z.enum(FAULT_NAMES, { error: `must be one of ${FAULT_NAMES.join(", ")}` }).optional(),
+  count: z
+    .number({ error: "must be a number" })
+    .int({ error: "must be an integer" })
+    .min(1, { error: "must be >= 1" })
+    .max(100_000, { error: "must be <= 100000" })
+    .optional(),
+  delay_ms: milliseconds.optional(),
+  chunk_ms: milliseconds.optional(),
+});
+
+const pacingBody = z.strictObject({
+  provider: z.string({ error: "must be a string" }).optional(),
+  delay_ms: milliseconds.optional(),
+  chunk_ms: milliseconds.optional(),
+});
+
+const resetBody = z.strictObject({
+  provider: z.string({ error: "must be a string" }).optional(),
+});
+
+class ControlInputError extends Error {}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      if (issue.code === "unrecognized_keys") return `unknown field(s): ${issue.keys.join(", ")}`;
+      const path = issue.path.map(String).join(".");
+      return path === "" ? `body: ${issue.message}` : `${path}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+async function readBody<T>(request: Request, schema: z.ZodType<T>, emptyAllowed: boolean): Promise<T> {
+  const text = await request.text();
+  let json: unknown;
+  if (text.trim() === "" && emptyAllowed) json = {};
+  else {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ControlInputError("body: must be a JSON object");
+    }
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw new ControlInputError("body: must be a JSON object");
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new ControlInputError(describeIssues(parsed.error));
+  return parsed.data;
+}
+
+function pacingFrom(body: { delay_ms?: number | undefined; chunk_ms?: number | undefined }): Partial<Pacing> {
+  const pacing: Partial<Pacing> = {};
+  if (body.delay_ms !== undefined) pacing.delayMs = body.delay_ms;
+  if (body.chunk_ms !== undefined) pacing.chunkMs = body.chunk_ms;
+  return pacing;
+}
+
+/** The `/__control/*` routes, to be mounted at the server root. */
+export function createControlApp(controller: FaultController): Hono {
+  const app = new Hono();
+
+  const knownProvider = (provider: string): string => {
+    if (!controller.providerIds().includes(provider)) {
+      throw new ControlInputError(`provider: must be one of ${controller.providerIds().join(", ")}`);
+    }
+    return provider;
+  };
+
+  app.post("/faults", async (c) => {
+    const body = await readBody(c.req.raw, faultsBody, false);
+    const provider = knownProvider(body.provider);
+    const pacing = pacingFrom(body);
+    if (body.fault === undefined) {
+      if (body.count !== undefined) throw new ControlInputError("count: only allowed together with fault");
+      if (Object.keys(pacing).length === 0) throw new ControlInputError("body: needs fault, delay_ms or chunk_ms");
+      controller.setPacing(provider, pacing);
+    } else {
+      controller.addFault(provider, body.fault, body.count ?? 1, pacing);
+    }
+    return c.json(controller.state());
+  });
+
+  app.post("/pacing", async (c) => {
+    const body = await readBody(c.req.raw, pacingBody, false);
+    const pacing = pacingFrom(body);
+    if (Object.keys(pacing).length === 0) throw new ControlInputError("body: needs delay_ms or chunk_ms");
+    controller.setPacing(body.provider === undefined ? undefined : knownProvider(body.provider), pacing);
+    return c.json(controller.state());
+  });
+
+  app.post("/reset", async (c) => {
+    const body = await readBody(c.req.raw, resetBody, true);
+    controller.reset(body.provider === undefined ? undefined : knownProvider(body.provider));
+    return c.json(controller.state());
+  });
+
+  app.get("/state", (c) => c.json(controller.state()));
+
+  app.onError((error, c) => {
+    if (error instanceof ControlInputError) return c.json({ detail: error.message }, 400);
+    console.error("replica control error", error);
+    return c.json({ detail: "internal error in the replica control API" }, 500);
+  });
+  app.notFound((c) => c.json({ detail: `no control route ${c.req.method} ${c.req.path}` }, 404));
+
+  return app;
+}

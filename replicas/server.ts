@@ -1,0 +1,106 @@
+/**
+ * One local HTTP server hosting every provider replica under its own path prefix (DESIGN.md §6), plus the shared
+ * fault-control API (`/__control/*`, see control.ts) and `GET /__health`.
+ *
+ *   tsx replicas/server.ts            # listens on 127.0.0.1:$REPLICA_PORT (default 8788)
+ *   PROVIDER_ORIGIN_GROK=http://127.0.0.1:8788/grok
+ *
+ * Adding a provider: write `replicas/<provider>/app.ts` exporting `create<Provider>App(controller)` that returns a Hono
+ * app whose routes are the real site's paths, then add one entry to REPLICA_PROVIDERS.
+ */
+import { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { createControlApp, FaultController } from "./control";
+import { createGrokApp, GROK_PROVIDER_ID } from "./grok/app";
+import type { ReplicaEnv } from "./shared/replica-env";
+
+/** A mounted provider replica: its id in the control API, its path prefix, and its app factory. */
+export interface ReplicaProvider {
+  id: string;
+  /** Path prefix the real site's paths hang below; the scraper's origin override is `http://host:port<mountPath>`. */
+  mountPath: string;
+  createApp: (controller: FaultController) => Hono<ReplicaEnv>;
+}
+
+export const REPLICA_PROVIDERS: readonly ReplicaProvider[] = [{ id: GROK_PROVIDER_ID, mountPath: "/grok", createApp: createGrokApp }];
+
+/** The whole replica app: control routes, health, and every provider under its prefix. */
+export function createReplicaApp(controller: FaultController = new FaultController()): Hono<ReplicaEnv> {
+  // Non-strict routing so "/grok" reaches the provider's home route, which redirects it to "/grok/".
+  const app = new Hono<ReplicaEnv>({ strict: false });
+  app.get("/__health", (c) => c.json({ ok: true, providers: controller.providerIds() }));
+  app.route("/__control", createControlApp(controller));
+  for (const provider of REPLICA_PROVIDERS) {
+    controller.registerProvider(provider.id);
+    app.route(provider.mountPath, provider.createApp(controller));
+  }
+  app.notFound((c) => c.text("Not Found", 404));
+  app.onError((error, c) => {
+    console.error("replica error", error);
+    return c.text("Internal Server Error", 500);
+  });
+  return app;
+}
+
+export interface ReplicaServerOptions {
+  /** 0 picks a free port. Default 8788. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+}
+
+export interface RunningReplicaServer {
+  /** Base URL without trailing slash, e.g. http://127.0.0.1:8788. */
+  url: string;
+  port: number;
+  /** The fault controller, for in-process callers that prefer it to the HTTP control API. */
+  controller: FaultController;
+  /** Stops listening and cuts open connections (hanging and streaming exchanges included). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_REPLICA_PORT = 8788;
+
+export function startReplicaServer(options: ReplicaServerOptions = {}): Promise<RunningReplicaServer> {
+  const host = options.host ?? "127.0.0.1";
+  const controller = new FaultController();
+  const app = createReplicaApp(controller);
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_REPLICA_PORT, hostname: host }, (info: AddressInfo) => {
+      server.off("error", reject);
+      const urlHost = host.includes(":") ? `[${host}]` : host;
+      resolve({
+        url: `http://${urlHost}:${info.port}`,
+        port: info.port,
+        controller,
+        close: () =>
+          new Promise<void>((done, fail) => {
+            server.close((error) => (error ? fail(error) : done()));
+            // Streams and `hang` exchanges would keep close() waiting forever; cut them.
+            if (server instanceof Server) server.closeAllConnections();
+          }),
+      });
+    });
+    server.once("error", reject);
+  });
+}
+
+const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain) {
+  const port = Number(process.env.REPLICA_PORT ?? DEFAULT_REPLICA_PORT);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`REPLICA_PORT must be a port number, got ${process.env.REPLICA_PORT ?? ""}`);
+    process.exit(1);
+  }
+  const running = await startReplicaServer({ port, host: process.env.REPLICA_HOST ?? "127.0.0.1" });
+  console.log(`replicas listening on ${running.url}`);
+  for (const provider of REPLICA_PROVIDERS) console.log(`  ${provider.id}: ${running.url}${provider.mountPath}`);
+  const stop = (): void => {
+    void running.close().then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The whole test suite (`npm test`): type checks, the deploy bundle, unit tests in Node, and the Workers-runtime
+# tests with real D1/KV/Queues/Durable Objects and real Chromium against the provider replicas.
+# Ends with one line "N passed, N failed" (vitest's own summary is above it).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export XDG_CACHE_HOME="$root/.cache"
+export WRANGLER_SEND_METRICS=false
+
+bash scripts/setup-local-browser.sh || exit 1
+
+failed_checks=0
+passed_checks=0
+check() {
+  local name="$1"; shift
+  if "$@" >"$root/.cache/check-$name.log" 2>&1; then
+    echo "✓ $name"; passed_checks=$((passed_checks + 1))
+  else
+    echo "✗ $name"; cat "$root/.cache/check-$name.log"; failed_checks=$((failed_checks + 1))
+  fi
+}
+check typecheck-worker tsc -p tsconfig.json
+check typecheck-node tsc -p tsconfig.node.json
+check deploy-dry-run wrangler deploy --dry-run --outdir "$root/.cache/dry-run"
+
+report="$root/.cache/vitest-report.json"
+rm -f "$report"
+vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
+vitest_status=$?
+
+node -e '
+  const fs = require("fs");
+  const [reportPath, checksPassed, checksFailed, status] = process.argv.slice(1);
+  let passed = Number(checksPassed), failed = Number(checksFailed);
+  if (fs.existsSync(reportPath)) {
+    const report = JSON.parse(fs.readFileSync(reportPath, "utf8"));
+    passed += report.numPassedTests;
+    failed += report.numFailedTests;
+    // A suite that failed to load has no failed tests but must still count as a failure.
+    failed += report.testResults.filter((file) => file.status === "failed" && file.assertionResults.every((test) => test.status !== "failed")).length;
+  } else if (Number(status) !== 0) {
+    failed += 1;
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(failed > 0 ? 1 : 0);
+' "$report" "$passed_checks" "$failed_checks" "$vitest_status"

@@ -1,0 +1,231 @@
+/**
+ * GET /scrapers/grok end to end: the real Worker, real Chromium through the Browser Rendering binding, the Grok
+ * replica. Expected fields are derived from the replica's scenario data by the mapping of providers/grok.md §4,
+ * written here independently of the parser.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { pickGrokScenario, type GrokScenario, type GrokXPost } from "../../replicas/grok/scenarios";
+import type { GrokResponse } from "../../src/schemas/responses";
+import { grokScraper } from "../../src/scrapers/grok";
+import { providerOrigin } from "../../src/scrapers/registry";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "./helpers";
+
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createTestAccount(1500);
+});
+afterEach(async () => {
+  await replicaControl("reset");
+});
+
+const MODE_IDS = { MODEL_MODE_AUTO: "auto", MODEL_MODE_FAST: "fast", MODEL_MODE_EXPERT: "expert" } as const;
+
+function expectedSocial(post: GrokXPost) {
+  const views = typeof post.viewCount === "number" ? post.viewCount : Number.parseInt(post.viewCount ?? "", 10);
+  return {
+    post_id: post.postId,
+    user_name: post.username.replace(/^@/, ""),
+    name: post.name,
+    text: post.text,
+    view_count: Number.isFinite(views) ? views : 0,
+    profile_image_url: post.profileImageUrl ? post.profileImageUrl : null,
+    create_time: post.createTime ? post.createTime : null,
+  };
+}
+
+function expectedFields(scenario: GrokScenario, mode: keyof typeof MODE_IDS) {
+  const streamedSources = scenario.streamedWebSearchResults.flat();
+  const sources = scenario.webSearchResults.length > 0 ? scenario.webSearchResults : streamedSources;
+  const uniqueSources = [...new Map(sources.map((source) => [source.url, source])).values()];
+  const posts = scenario.xposts ?? [...new Map(scenario.streamedXSearchResults.flat().map((post) => [post.postId, post])).values()];
+  return {
+    mode,
+    web_sources: uniqueSources.map((source) => ({ title: source.title, url: source.url, preview: source.preview ? source.preview : null })),
+    social_results: posts.map(expectedSocial),
+    related_questions: scenario.followUpSuggestions ?? [],
+    conversation:
+      scenario.conversation === null
+        ? null
+        : {
+            conversation_id: scenario.conversation.conversationId,
+            title: scenario.newTitle ?? scenario.conversation.title,
+            temporary: scenario.conversation.temporary,
+            create_time: scenario.conversation.createTime,
+            modify_time: scenario.conversation.modifyTime,
+          },
+    llm_model: scenario.includeModel ? `grok-4-${MODE_IDS[mode]}` : null,
+  };
+}
+
+async function scrape(params: Record<string, string>, apiKey = account.apiKey): Promise<{ status: number; body: GrokResponse & { detail?: string }; headers: Headers }> {
+  const response = await api(`/scrapers/grok?${query(params)}`, { apiKey });
+  return { status: response.status, body: (await response.json()) as GrokResponse & { detail?: string }, headers: response.headers };
+}
+
+function expectCompleteResponse(body: GrokResponse, prompt: string): void {
+  expect(body.scraper).toBe("grok");
+  expect(body.status).toBe("done");
+  expect(body.job_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(body.prompt).toBe(prompt);
+  expect(body.country).toBe("US");
+  expect(body.credits_used).toBe(3);
+  expect(typeof body.elapsed_ms).toBe("number");
+  expect(body.elapsed_ms).toBeGreaterThan(0);
+  expect(body.markdown_url).toBe(`http://api.test/md/${body.job_id}.md`);
+  expect(body.result_markdown).not.toContain("<grok:render");
+  expect(body.result_markdown).not.toContain("xaiArtifact");
+  expect(body.result.trim().length).toBeGreaterThan(0);
+  expect(body.result).not.toMatch(/\]\(https?:/);
+}
+
+describe("grok scenarios through real Chromium", () => {
+  const scenarios: Array<[string, keyof typeof MODE_IDS]> = [
+    ["What is the tallest mountain in Europe?", "MODEL_MODE_AUTO"],
+    ["many-posts: what do people say about the launch?", "MODEL_MODE_EXPERT"],
+    ["web-sources-only please", "MODEL_MODE_FAST"],
+    ["unicode-emoji 🚀 test", "MODEL_MODE_AUTO"],
+    ["citation-tags check", "MODEL_MODE_AUTO"],
+    ["null-optional-fields", "MODEL_MODE_FAST"],
+    ["thinking-tokens first", "MODEL_MODE_EXPERT"],
+    ["no-conversation-line", "MODEL_MODE_AUTO"],
+    ["long-answer", "MODEL_MODE_AUTO"],
+    ["xai-artifact", "MODEL_MODE_AUTO"],
+  ];
+  for (const [prompt, mode] of scenarios) {
+    it(`${pickGrokScenario(prompt).id} (${mode})`, async () => {
+      const scenario = pickGrokScenario(prompt);
+      const { status, body, headers } = await scrape({ prompt, mode, bypass_cache: "true" });
+      expect(status, JSON.stringify(body)).toBe(200);
+      expectCompleteResponse(body, prompt);
+      expect(body.cached).toBe(false);
+      expect(body).toMatchObject(expectedFields(scenario, mode));
+      expect(Number(headers.get("X-Credits-Remaining"))).toBe(await balanceOf(account.accountId));
+    });
+  }
+
+  it("default scenario: exact markdown with citation links and exact plain text", async () => {
+    const prompt = "Who designed the Eiffel Tower?";
+    const { body } = await scrape({ prompt, bypass_cache: "true" });
+    expect(body.result_markdown).toBe(
+      [
+        `You asked: "${prompt}".`,
+        "",
+        "This is the replica's default answer. It cites an encyclopedia[1](https://en.wikipedia.org/wiki/Special:Search) and a second reference[2](https://www.britannica.com/search).",
+        "",
+        "- It has **bold** text and a list.",
+        "- It has no posts from X.",
+      ].join("\n"),
+    );
+    expect(body.result).toContain(`You asked: "${prompt}".`);
+    expect(body.result).toContain("It has bold text and a list.");
+    expect(body.result).not.toContain("**");
+  });
+
+  it("long answer over 30 kB arrives whole", async () => {
+    const { body } = await scrape({ prompt: "long-answer", bypass_cache: "true" });
+    expect(new TextEncoder().encode(body.result_markdown ?? "").length).toBeGreaterThan(30_000);
+  });
+});
+
+describe("cache, hosted markdown and credits", () => {
+  it("second identical request is a cache hit, charged, with its own job id; bypass_cache forces a fresh scrape", async () => {
+    const prompt = `Cache me ${crypto.randomUUID()}`;
+    const before = await balanceOf(account.accountId);
+    const first = await scrape({ prompt, country: "us" });
+    expect(first.body.cached).toBe(false);
+    const second = await scrape({ prompt, country: "US", timeout: "30" });
+    expect(second.status).toBe(200);
+    expect(second.body.cached).toBe(true);
+    expect(second.body.job_id).not.toBe(first.body.job_id);
+    expect(second.body.result_markdown).toBe(first.body.result_markdown);
+    const third = await scrape({ prompt, bypass_cache: "true" });
+    expect(third.body.cached).toBe(false);
+    const otherMode = await scrape({ prompt, mode: "MODEL_MODE_FAST" });
+    expect(otherMode.body.cached).toBe(false);
+    expect(await balanceOf(account.accountId)).toBe(before - 4 * 3);
+  });
+
+  it("markdown_url serves the markdown as text/markdown; unknown ids are 404", async () => {
+    const { body } = await scrape({ prompt: "citation-tags markdown", bypass_cache: "true" });
+    const path = new URL(body.markdown_url ?? "").pathname;
+    const hosted = await api(path);
+    expect(hosted.status).toBe(200);
+    expect(hosted.headers.get("content-type")).toMatch(/^text\/markdown/);
+    expect(await hosted.text()).toBe(body.result_markdown);
+    expect((await api(`/md/${crypto.randomUUID()}.md`)).status).toBe(404);
+    expect((await api("/md/not-a-uuid.md")).status).toBe(404);
+  });
+
+  it("charges exactly once per 200, with one ledger row", async () => {
+    const own = await createTestAccount(9);
+    const { status, body } = await scrape({ prompt: "web-sources-only ledger", bypass_cache: "true" }, own.apiKey);
+    expect(status).toBe(200);
+    expect(await balanceOf(own.accountId)).toBe(6);
+    expect(await ledgerOf(own.accountId)).toEqual([{ kind: "charge", delta: -3, operation_id: body.job_id }]);
+  });
+
+  it("an upstream failure answers 502 and restores the credits", async () => {
+    const own = await createTestAccount(9);
+    await replicaControl("faults", { provider: "grok", fault: "http_error", count: 1 });
+    const { status, body } = await scrape({ prompt: "fails upstream", bypass_cache: "true" }, own.apiKey);
+    expect(status).toBe(502);
+    expect(body.detail).toMatch(/retry/i);
+    expect(await balanceOf(own.accountId)).toBe(9);
+    const ledger = await ledgerOf(own.accountId);
+    expect(ledger.map((row) => row.kind)).toEqual(["charge", "refund"]);
+  });
+
+  it("an anti-bot challenge is a 502; an empty answer is a 500; both restore credits", async () => {
+    const own = await createTestAccount(9);
+    await replicaControl("faults", { provider: "grok", fault: "challenge", count: 1 });
+    expect((await scrape({ prompt: "challenge me", bypass_cache: "true" }, own.apiKey)).status).toBe(502);
+    await replicaControl("faults", { provider: "grok", fault: "empty_answer", count: 1 });
+    expect((await scrape({ prompt: "empty please", bypass_cache: "true" }, own.apiKey)).status).toBe(500);
+    await replicaControl("faults", { provider: "grok", fault: "disconnect", count: 1 });
+    expect((await scrape({ prompt: "cut me off", bypass_cache: "true" }, own.apiKey)).status).toBe(502);
+    expect(await balanceOf(own.accountId)).toBe(9);
+  });
+
+  it("a scrape that outlives timeout answers 408 and restores the credits", async () => {
+    const own = await createTestAccount(3);
+    await replicaControl("faults", { provider: "grok", fault: "hang", count: 1 });
+    const startedAt = Date.now();
+    const { status, body } = await scrape({ prompt: "hang forever", bypass_cache: "true", timeout: "10" }, own.apiKey);
+    expect(status).toBe(408);
+    expect(body.detail).toMatch(/timeout=10/);
+    expect(Date.now() - startedAt).toBeLessThan(20_000);
+    expect(await balanceOf(own.accountId)).toBe(3);
+  });
+
+  it("429 when the balance is short, without charging", async () => {
+    const own = await createTestAccount(2);
+    const { status, body, headers } = await scrape({ prompt: "short on credits" }, own.apiKey);
+    expect(status).toBe(429);
+    expect(body.detail).toMatch(/credit/i);
+    expect(headers.get("Retry-After")).not.toBeNull();
+    expect(await balanceOf(own.accountId)).toBe(2);
+  });
+
+  it("20 concurrent requests on a 15-credit account never overdraw", async () => {
+    const prompt = `Concurrent ${crypto.randomUUID()}`;
+    await scrape({ prompt }); // warm the cache so the burst is decided by credits, not by the browser pool
+    const own = await createTestAccount(15);
+    const results = await Promise.all(Array.from({ length: 20 }, () => scrape({ prompt }, own.apiKey)));
+    const statuses = results.map((result) => result.status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    expect(await balanceOf(own.accountId)).toBe(0);
+    const ledger = await ledgerOf(own.accountId);
+    expect(ledger).toHaveLength(5);
+    expect(ledger.every((row) => row.kind === "charge" && row.delta === -3)).toBe(true);
+  });
+});
+
+describe("provider origin", () => {
+  it("targets the replica when overridden and https://grok.com otherwise", () => {
+    expect(providerOrigin(env, grokScraper)).toBe(`${env.REPLICA_URL}/grok`);
+    expect(providerOrigin({ ...env, PROVIDER_ORIGIN_GROK: "" }, grokScraper)).toBe("https://grok.com");
+    expect(providerOrigin({ ...env, PROVIDER_ORIGIN_GROK: "http://127.0.0.1:9/grok/" }, grokScraper)).toBe("http://127.0.0.1:9/grok");
+  });
+});

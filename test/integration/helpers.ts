@@ -1,0 +1,56 @@
+/** Shared helpers of the Workers-runtime tests: accounts made straight in D1, requests through the real Worker. */
+import { env, exports } from "cloudflare:workers";
+import { generateApiKey } from "../../src/auth/api-keys";
+
+export const BASE = "http://api.test";
+
+export interface TestAccount {
+  accountId: string;
+  keyId: string;
+  apiKey: string;
+}
+
+export async function createTestAccount(credits = 1500): Promise<TestAccount> {
+  const accountId = `acct_${crypto.randomUUID()}`;
+  const key = await generateApiKey();
+  const now = new Date().toISOString();
+  await env.DB.batch([
+    env.DB.prepare("INSERT INTO accounts (id, name, email, credits, created_at) VALUES (?, ?, NULL, ?, ?)").bind(accountId, "Test", credits, now),
+    env.DB.prepare(
+      "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ).bind(key.keyId, accountId, "test key", key.keyHash, key.displayPrefix, now),
+  ]);
+  return { accountId, keyId: key.keyId, apiKey: key.apiKey };
+}
+
+export async function balanceOf(accountId: string): Promise<number> {
+  const row = await env.DB.prepare("SELECT credits FROM accounts WHERE id = ?").bind(accountId).first<{ credits: number }>();
+  return row?.credits ?? Number.NaN;
+}
+
+export async function ledgerOf(accountId: string): Promise<Array<{ kind: string; delta: number; operation_id: string | null }>> {
+  const { results } = await env.DB.prepare("SELECT kind, delta, operation_id FROM credit_ledger WHERE account_id = ? ORDER BY id")
+    .bind(accountId)
+    .all<{ kind: string; delta: number; operation_id: string | null }>();
+  return results;
+}
+
+export function api(path: string, init: RequestInit & { apiKey?: string } = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  if (init.apiKey !== undefined) headers.set("X-API-Key", init.apiKey);
+  return exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers }));
+}
+
+export function query(params: Record<string, string>): string {
+  return new URLSearchParams(params).toString();
+}
+
+/** The replica's fault control (DESIGN.md §6). */
+export async function replicaControl(path: "faults" | "reset" | "pacing", body: Record<string, unknown> = {}): Promise<void> {
+  const response = await fetch(`${env.REPLICA_URL}/__control/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`replica control ${path} failed: ${response.status} ${await response.text()}`);
+}

@@ -1,0 +1,117 @@
+/** Every parameter rule of spec §4.1 and §4.3 (DESIGN.md §4), checked through the real Worker. */
+import { beforeAll, describe, expect, it } from "vitest";
+import { SCRAPER_IDS } from "../../src/params/scrape-params";
+import { api, balanceOf, createTestAccount, query, type TestAccount } from "./helpers";
+
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createTestAccount(1500);
+});
+
+async function detailOf(path: string, apiKey?: string): Promise<{ status: number; detail: string }> {
+  const response = await api(path, { apiKey: apiKey ?? account.apiKey });
+  const body = (await response.json()) as { detail: string };
+  return { status: response.status, detail: body.detail };
+}
+
+describe("common parameters", () => {
+  const cases: Array<[string, Record<string, string>, RegExp]> = [
+    ["missing prompt", {}, /^prompt: is required$/],
+    ["empty prompt", { prompt: "" }, /^prompt: must be 1 to 4000 characters and not blank$/],
+    ["blank prompt", { prompt: "  \n\t " }, /^prompt: must be 1 to 4000 characters and not blank$/],
+    ["prompt over 4000", { prompt: "x".repeat(4001) }, /^prompt: must be 1 to 4000 characters and not blank$/],
+    ["country too long", { prompt: "hi", country: "USA" }, /^country: must be exactly 2 characters/],
+    ["country too short", { prompt: "hi", country: "U" }, /^country: must be exactly 2 characters/],
+    ["country unassigned", { prompt: "hi", country: "XX" }, /^country: XX is not an assigned ISO 3166-1 alpha-2 country code$/],
+    ["timeout below 10", { prompt: "hi", timeout: "9.99" }, /^timeout: must be a number of seconds from 10 to 600$/],
+    ["timeout above 600", { prompt: "hi", timeout: "600.5" }, /^timeout: must be a number of seconds from 10 to 600$/],
+    ["timeout not a number", { prompt: "hi", timeout: "soon" }, /^timeout: must be a number/],
+    ["bypass_cache not boolean", { prompt: "hi", bypass_cache: "maybe" }, /^bypass_cache: must be a boolean/],
+    ["unknown parameter", { prompt: "hi", temperature: "1" }, /^Unknown parameter: temperature\. The grok scraper accepts: prompt, country, bypass_cache, timeout, api_key, mode\.$/],
+    ["grok mode invalid", { prompt: "hi", mode: "MODEL_MODE_HEAVY" }, /^mode: must be one of MODEL_MODE_AUTO, MODEL_MODE_FAST, MODEL_MODE_EXPERT$/],
+    ["grok refuses JP", { prompt: "hi", country: "JP" }, /^country: JP is not supported by the grok scraper$/],
+    ["grok refuses tw (case-insensitive)", { prompt: "hi", country: "tw" }, /^country: TW is not supported by the grok scraper$/],
+  ];
+  for (const [name, params, expected] of cases) {
+    it(`400 for ${name}, naming the parameter`, async () => {
+      const { status, detail } = await detailOf(`/scrapers/grok?${query(params)}`);
+      expect(status).toBe(400);
+      expect(detail).toMatch(expected);
+    });
+  }
+
+  it("accepts the boundaries and every boolean spelling (reaching the 501 of an unbuilt scraper)", async () => {
+    for (const value of ["true", "FALSE", "1", "0", "yes", "No", "on", "OFF"]) {
+      const { status } = await detailOf(`/scrapers/gemini?${query({ prompt: "x".repeat(4000), timeout: "10", bypass_cache: value })}`);
+      expect(status).toBe(501);
+    }
+    expect((await detailOf(`/scrapers/gemini?${query({ prompt: "a", timeout: "600", country: "de" })}`)).status).toBe(501);
+  });
+
+  it("validation failures charge nothing", async () => {
+    const before = await balanceOf(account.accountId);
+    await detailOf(`/scrapers/grok?${query({ prompt: "" })}`);
+    expect(await balanceOf(account.accountId)).toBe(before);
+  });
+});
+
+describe("scraper-specific parameters", () => {
+  it("copilot: mode values, JP/TW refused", async () => {
+    for (const mode of ["search", "smart", "chat", "reasoning", "study"]) {
+      expect((await detailOf(`/scrapers/copilot?${query({ prompt: "hi", mode })}`)).status).toBe(501);
+    }
+    expect(await detailOf(`/scrapers/copilot?${query({ prompt: "hi", mode: "MODEL_MODE_FAST" })}`)).toEqual({
+      status: 400,
+      detail: "mode: must be one of search, smart, chat, reasoning, study",
+    });
+    expect((await detailOf(`/scrapers/copilot?${query({ prompt: "hi", country: "JP" })}`)).detail).toBe(
+      "country: JP is not supported by the copilot scraper",
+    );
+  });
+
+  it("gemini and google_ai_mode refuse JP/TW; chatgpt, perplexity and amazon_rufus accept them", async () => {
+    for (const scraper of ["gemini", "google_ai_mode"]) {
+      expect((await detailOf(`/scrapers/${scraper}?${query({ prompt: "hi", country: "TW" })}`)).status).toBe(400);
+    }
+    for (const scraper of ["chatgpt", "perplexity", "amazon_rufus"]) {
+      expect((await detailOf(`/scrapers/${scraper}?${query({ prompt: "hi", country: "JP" })}`)).status).toBe(501);
+    }
+  });
+
+  it("chatgpt markdown_json and perplexity web_search are booleans; mode is unknown to them", async () => {
+    expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "true" })}`)).status).toBe(501);
+    expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "2" })}`)).detail).toMatch(/^markdown_json: must be a boolean/);
+    expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", web_search: "off" })}`)).status).toBe(501);
+    expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", mode: "search" })}`)).detail).toMatch(/^Unknown parameter: mode\./);
+    expect((await detailOf(`/scrapers/gemini?${query({ prompt: "hi", web_search: "true" })}`)).detail).toMatch(/^Unknown parameter: web_search\./);
+    expect((await detailOf(`/scrapers/amazon_rufus?${query({ prompt: "hi", a: "1", b: "2" })}`)).detail).toMatch(/^Unknown parameters: a, b\./);
+  });
+});
+
+describe("routing", () => {
+  it("unknown scraper → 404 listing the valid ids, for sync and jobs", async () => {
+    for (const [method, path] of [["GET", "/scrapers/claude?prompt=hi"], ["POST", "/scrapers/claude/jobs?prompt=hi"]] as const) {
+      const response = await api(path, { method, apiKey: account.apiKey });
+      expect(response.status).toBe(404);
+      expect(((await response.json()) as { detail: string }).detail).toBe(`Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`);
+    }
+  });
+
+  it("scrapers not built yet answer 501 after validation and authentication, without charging", async () => {
+    const before = await balanceOf(account.accountId);
+    const missingKey = await api(`/scrapers/chatgpt?${query({ prompt: "hi" })}`);
+    expect(missingKey.status).toBe(401);
+    const response = await api(`/scrapers/chatgpt?${query({ prompt: "hi" })}`, { apiKey: account.apiKey });
+    expect(response.status).toBe(501);
+    expect(((await response.json()) as { detail: string }).detail).toBe("The chatgpt scraper is not available yet. No credits were charged.");
+    const job = await api(`/scrapers/chatgpt/jobs?${query({ prompt: "hi" })}`, { method: "POST", apiKey: account.apiKey });
+    expect(job.status).toBe(501);
+    expect(await balanceOf(account.accountId)).toBe(before);
+  });
+
+  it("unknown paths are 404 {detail}", async () => {
+    const response = await api("/nope");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ detail: "Not found. See /docs for the API reference." });
+  });
+});
