@@ -31,6 +31,8 @@ export default defineConfig({
                   SESSION_SECRET: "test-session-secret-0123456789abcdef",
                   REPLICA_URL: replicaUrl,
                   PROVIDER_ORIGIN_GROK: `${replicaUrl}/grok`,
+                  // Back-offs of 1, 3 and 9 s keep the four-attempt tests short.
+                  JOB_RETRY_BASE_SECONDS: "1",
                 },
               },
             };
