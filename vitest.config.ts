@@ -31,6 +31,9 @@ export default defineConfig({
                   SESSION_SECRET: "test-session-secret-0123456789abcdef",
                   REPLICA_URL: replicaUrl,
                   PROVIDER_ORIGIN_GROK: `${replicaUrl}/grok`,
+                  // A small pool and queue so the tests can fill them.
+                  BROWSER_POOL_SIZE: "2",
+                  BROWSER_POOL_QUEUE_LIMIT: "4",
                   // Back-offs of 1, 3 and 9 s keep the four-attempt tests short.
                   JOB_RETRY_BASE_SECONDS: "1",
                 },

@@ -41,9 +41,10 @@ const SESSIONS_KEY = "sessions";
 const COUNTERS_KEY = "counters";
 const COUNTRY_KEY = "country";
 const LAUNCH_TIMES_KEY = "launch-times";
+const OVERRIDES_KEY = "config-overrides";
 
 export class BrowserPool extends DurableObject<Env> {
-  private readonly config: PoolConfig;
+  private config: PoolConfig;
   private sessions: Map<string, PooledSession>;
   private counters: Counters;
   private launchTimes: number[];
@@ -53,7 +54,7 @@ export class BrowserPool extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.config = poolConfig(env);
+    this.config = { ...poolConfig(env), ...(ctx.storage.kv.get<Partial<PoolConfig>>(OVERRIDES_KEY) ?? {}) };
     const stored = ctx.storage.kv.get<PooledSession[]>(SESSIONS_KEY) ?? [];
     this.sessions = new Map(stored.map((session) => [session.sessionId, session]));
     this.counters = ctx.storage.kv.get<Counters>(COUNTERS_KEY) ?? {
@@ -117,6 +118,17 @@ export class BrowserPool extends DurableObject<Env> {
       this.persist();
       return result;
     });
+  }
+
+  /**
+   * Operator overrides of this country's settings (e.g. `launchesPerMinute: 0` to stop new sessions while keeping warm
+   * ones). `null` clears them, back to the wrangler.toml values.
+   */
+  async configure(overrides: Partial<PoolConfig> | null): Promise<PoolConfig> {
+    if (overrides === null) this.ctx.storage.kv.delete(OVERRIDES_KEY);
+    else this.ctx.storage.kv.put(OVERRIDES_KEY, { ...(this.ctx.storage.kv.get<Partial<PoolConfig>>(OVERRIDES_KEY) ?? {}), ...overrides });
+    this.config = { ...poolConfig(this.env), ...(this.ctx.storage.kv.get<Partial<PoolConfig>>(OVERRIDES_KEY) ?? {}) };
+    return this.config;
   }
 
   /** Hands a session back. A healthy one goes to the next waiter or idles; a broken one is closed and forgotten. */
@@ -186,6 +198,13 @@ export class BrowserPool extends DurableObject<Env> {
     this.launching += 1;
     this.launchTimes.push(Date.now());
     try {
+      // Browser Rendering's own acquisition limits: asking for a browser past them would only fail.
+      const limits = await puppeteer.limits(this.env.BROWSER);
+      if (limits.allowedBrowserAcquisitions <= 0) {
+        this.counters.rejectedWarmingUp += 1;
+        this.persist();
+        return { ok: false, reason: "warming_up", retryAfterSeconds: Math.max(1, Math.ceil(limits.timeUntilNextAllowedBrowserAcquisition / 1000)) };
+      }
       const { sessionId } = await puppeteer.acquire(
         this.env.BROWSER,
         launchOptionsFor(country, request.allowedDomains, this.config.keepAliveMs),

@@ -2,7 +2,9 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { requireAdminToken } from "../auth/admin-token";
 import { browserPoolStub } from "../browser/browser-pool";
+import type { PoolConfig } from "../browser/pool-config";
 import type { PoolStats } from "../browser/pool-types";
+import { InvalidParameterError } from "../errors";
 import { ISO_COUNTRY_CODES } from "../params/countries";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
@@ -55,7 +57,66 @@ const route = createRoute({
   },
 });
 
+const PoolOverridesSchema = z
+  .strictObject({
+    size: z.number().int().min(1).max(50).optional(),
+    queue_limit: z.number().int().min(0).max(1000).optional(),
+    keep_alive_ms: z.number().int().min(10_000).max(600_000).optional(),
+    launches_per_minute: z.number().int().min(0).max(1000).optional(),
+  })
+  .nullable()
+  .openapi("PoolOverrides");
+
+const configureRoute = createRoute({
+  method: "post",
+  path: "/admin/pools/{country}/config",
+  tags: ["Operator"],
+  summary: "Override one country's pool settings",
+  description:
+    "For example `{\"launches_per_minute\": 0}` stops new browser sessions in that country while warm ones keep serving. " +
+    "`null` restores the wrangler.toml values.",
+  security: [{ AdminToken: [] }],
+  middleware: [requireAdminToken] as const,
+  request: {
+    params: z.object({ country: z.string().length(2) }),
+    body: { content: { "application/json": { schema: PoolOverridesSchema } }, required: true },
+  },
+  responses: {
+    200: {
+      description: "The settings now in force",
+      content: {
+        "application/json": {
+          schema: z.object({ size: z.number(), queue_limit: z.number(), keep_alive_ms: z.number(), launches_per_minute: z.number() }),
+        },
+      },
+    },
+    400: errorResponse("Invalid country or settings"),
+    401: errorResponse("Missing or invalid admin token"),
+  },
+});
+
 export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(configureRoute, async (c) => {
+    const country = c.req.valid("param").country.toUpperCase();
+    if (!ISO_COUNTRY_CODES.has(country)) throw new InvalidParameterError(`country: ${country} is not an assigned ISO 3166-1 alpha-2 country code`);
+    const body = c.req.valid("json");
+    const overrides =
+      body === null
+        ? null
+        : Object.fromEntries(
+            Object.entries({
+              size: body.size,
+              queueLimit: body.queue_limit,
+              keepAliveMs: body.keep_alive_ms,
+              launchesPerMinute: body.launches_per_minute,
+            }).filter(([, value]) => value !== undefined),
+          );
+    const config = (await browserPoolStub(c.env, country).configure(overrides)) as PoolConfig;
+    return c.json(
+      { size: config.size, queue_limit: config.queueLimit, keep_alive_ms: config.keepAliveMs, launches_per_minute: config.launchesPerMinute },
+      200,
+    );
+  });
   app.openapi(route, async (c) => {
     const requested = c.req.valid("query").country?.toUpperCase();
     const countries = requested !== undefined ? [requested] : await poolCountries(c.env);

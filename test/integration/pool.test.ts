@@ -1,0 +1,136 @@
+/**
+ * The browser pool (one Durable Object per country) with real Chromium through the Browser Rendering binding:
+ * reuse, per-country sessions, the bounded wait queue, crash recovery, and the warming-up answer.
+ * Tests run with BROWSER_POOL_SIZE=2 and BROWSER_POOL_QUEUE_LIMIT=4 (vitest.config.ts); each uses its own country.
+ */
+import puppeteer from "@cloudflare/puppeteer";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import type { PoolStats } from "../../src/browser/pool-types";
+import { QUEUE_FULL_DETAIL } from "../../src/browser/browser-provider";
+import { api, balanceOf, createTestAccount, query, replicaControl } from "./helpers";
+
+afterEach(async () => {
+  await replicaControl("reset");
+});
+
+function admin(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("Authorization", `Bearer ${env.ADMIN_TOKEN}`);
+  if (init.body !== undefined) headers.set("content-type", "application/json");
+  return api(path, { ...init, headers });
+}
+
+async function poolStats(country: string): Promise<PoolStats> {
+  const response = await admin(`/admin/pools?country=${country}`);
+  expect(response.status).toBe(200);
+  const { pools } = (await response.json()) as { pools: PoolStats[] };
+  const [pool] = pools;
+  if (pool === undefined) throw new Error(`no pool for ${country}`);
+  return pool;
+}
+
+async function scrape(apiKey: string, params: Record<string, string>) {
+  const response = await api(`/scrapers/grok?${query({ bypass_cache: "true", ...params })}`, { apiKey });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as { detail?: string; result?: string } };
+}
+
+describe("browser pool", () => {
+  it("30 sequential scrapes in one country launch at most the pool size and reuse the rest", async () => {
+    const own = await createTestAccount(90);
+    for (let index = 0; index < 30; index += 1) {
+      const { status } = await scrape(own.apiKey, { prompt: `Sequential ${index}`, country: "GB" });
+      expect(status).toBe(200);
+    }
+    const stats = await poolStats("GB");
+    expect(stats.launches).toBeGreaterThanOrEqual(1);
+    expect(stats.launches).toBeLessThanOrEqual(stats.size_limit);
+    expect(stats.launches + stats.reuses).toBe(30);
+    expect(stats.sessions.length).toBeLessThanOrEqual(stats.size_limit);
+    expect(stats.busy).toBe(0);
+    expect(stats.failures).toBe(0);
+  });
+
+  it("two countries get separate sessions", async () => {
+    const own = await createTestAccount(30);
+    expect((await scrape(own.apiKey, { prompt: "Where am I?", country: "DE" })).status).toBe(200);
+    expect((await scrape(own.apiKey, { prompt: "Where am I?", country: "NL" })).status).toBe(200);
+    const germany = await poolStats("DE");
+    const netherlands = await poolStats("NL");
+    expect(germany.sessions).toHaveLength(1);
+    expect(netherlands.sessions).toHaveLength(1);
+    expect(germany.sessions[0]?.session_id).not.toBe(netherlands.sessions[0]?.session_id);
+    const listed = await admin("/admin/pools");
+    const countries = ((await listed.json()) as { pools: PoolStats[] }).pools.map((pool) => pool.country);
+    expect(countries).toEqual(expect.arrayContaining(["DE", "NL"]));
+  });
+
+  it("requests beyond pool size + queue bound get 429 'queue is full' with Retry-After; every other succeeds", async () => {
+    const own = await createTestAccount(100);
+    await replicaControl("pacing", { provider: "grok", delay_ms: 2_500 });
+    const results = await Promise.all(
+      Array.from({ length: 9 }, (_, index) => scrape(own.apiKey, { prompt: `Crowd ${index}`, country: "FR" })),
+    );
+    const rejected = results.filter((result) => result.status === 429);
+    const succeeded = results.filter((result) => result.status === 200);
+    expect(rejected).toHaveLength(3);
+    expect(succeeded).toHaveLength(6);
+    for (const result of rejected) {
+      expect(result.body.detail).toBe(QUEUE_FULL_DETAIL);
+      expect(Number(result.headers.get("Retry-After"))).toBeGreaterThan(0);
+    }
+    expect(await balanceOf(own.accountId)).toBe(100 - 6 * 3);
+    const stats = await poolStats("FR");
+    expect(stats.rejected_queue_full).toBe(3);
+    expect(stats.launches).toBeLessThanOrEqual(2);
+  });
+
+  it("a browser killed mid-scrape fails that request with 502 and restores credits; the next one gets a fresh session", async () => {
+    const own = await createTestAccount(6);
+    await replicaControl("pacing", { provider: "grok", delay_ms: 4_000 });
+    const inFlight = scrape(own.apiKey, { prompt: "Crash during this", country: "IT" });
+    let busySession: string | undefined;
+    for (let poll = 0; poll < 100 && busySession === undefined; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      busySession = (await poolStats("IT")).sessions.find((session) => session.busy)?.session_id;
+    }
+    expect(busySession).toBeDefined();
+    // Kill the Chromium process behind the session while the page waits for the provider.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const intruder = await puppeteer.connect(env.BROWSER, busySession ?? "");
+    await intruder.close();
+
+    const crashed = await inFlight;
+    expect(crashed.status).toBe(502);
+    expect(crashed.body.detail).toMatch(/retry/i);
+    expect(await balanceOf(own.accountId)).toBe(6);
+
+    await replicaControl("reset");
+    const next = await scrape(own.apiKey, { prompt: "After the crash", country: "IT" });
+    expect(next.status).toBe(200);
+    const stats = await poolStats("IT");
+    expect(stats.failures).toBeGreaterThanOrEqual(1);
+    expect(stats.sessions.map((session) => session.session_id)).not.toContain(busySession);
+    expect(await balanceOf(own.accountId)).toBe(3);
+  });
+
+  it("answers 503 'warming up' with Retry-After when no session may be launched, and recovers when allowed", async () => {
+    const own = await createTestAccount(6);
+    const configured = await admin("/admin/pools/ES/config", { method: "POST", body: JSON.stringify({ launches_per_minute: 0 }) });
+    expect(configured.status).toBe(200);
+    const refused = await scrape(own.apiKey, { prompt: "Too early", country: "ES" });
+    expect(refused.status).toBe(503);
+    expect(refused.body.detail).toMatch(/warming up/);
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await balanceOf(own.accountId)).toBe(6);
+    expect((await poolStats("ES")).rejected_warming_up).toBe(1);
+
+    await admin("/admin/pools/ES/config", { method: "POST", body: "null" });
+    expect((await scrape(own.apiKey, { prompt: "Now it works", country: "ES" })).status).toBe(200);
+  });
+
+  it("the operator view needs the admin token", async () => {
+    expect((await api("/admin/pools")).status).toBe(401);
+    expect((await api("/admin/pools", { headers: { Authorization: "Bearer wrong" } })).status).toBe(401);
+  });
+});
