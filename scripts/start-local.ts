@@ -110,7 +110,7 @@ async function main(): Promise<void> {
                 (also in .local/admin-token)
  Try it:
    curl -s -H "X-API-Key: ${apiKey}" \\
-     "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F" | jq .
+     "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"
 ────────────────────────────────────────────────────────────────────────
 `);
 }

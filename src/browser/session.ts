@@ -6,6 +6,7 @@
 import puppeteer, { type Browser, type Page, type WorkersLaunchOptions } from "@cloudflare/puppeteer";
 import { ServiceError, UpstreamError } from "../errors";
 import { localisationFor } from "./localisation";
+import { browserLocationFor } from "./locations";
 
 export interface PageRequest {
   country: string;
@@ -13,10 +14,11 @@ export interface PageRequest {
   signal: AbortSignal;
 }
 
-/** Browser Rendering's `location` accepts most, not all, ISO codes; unknown ones fall back to the nearest default. */
+/** Launch options of a country's session: where it runs, how long it idles, which hosts it may reach. */
 export function launchOptionsFor(country: string, allowedDomains: string[], keepAliveMs: number): WorkersLaunchOptions {
+  const location = browserLocationFor(country) as WorkersLaunchOptions["location"] | undefined;
   return {
-    location: country as WorkersLaunchOptions["location"],
+    ...(location === undefined ? {} : { location }),
     keep_alive: keepAliveMs,
     guardrails: { allowedDomains },
   };
