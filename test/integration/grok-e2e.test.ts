@@ -9,7 +9,7 @@ import { pickGrokScenario, type GrokScenario, type GrokXPost } from "../../repli
 import type { GrokResponse } from "../../src/schemas/responses";
 import { grokScraper } from "../../src/scrapers/grok";
 import { providerOrigin } from "../../src/scrapers/registry";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "./helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, replicaRequests, type TestAccount } from "./helpers";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -100,6 +100,8 @@ describe("grok scenarios through real Chromium", () => {
       expectCompleteResponse(body, prompt);
       expect(body.cached).toBe(false);
       expect(body).toMatchObject(expectedFields(scenario, mode));
+      // The site ran in the requested mode: the page's own request carried its modeId.
+      expect((await replicaRequests("grok")).at(-1)?.body).toMatchObject({ message: prompt, modeId: MODE_IDS[mode] });
       expect(Number(headers.get("X-Credits-Remaining"))).toBe(await balanceOf(account.accountId));
     });
   }

@@ -54,3 +54,17 @@ export async function replicaControl(path: "faults" | "reset" | "pacing", body: 
   });
   if (!response.ok) throw new Error(`replica control ${path} failed: ${response.status} ${await response.text()}`);
 }
+
+export interface RecordedReplicaRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** The last requests the replica of `provider` received (newest last), as the browser sent them. */
+export async function replicaRequests(provider: string): Promise<RecordedReplicaRequest[]> {
+  const response = await fetch(`${env.REPLICA_URL}/__control/state`);
+  const state = (await response.json()) as { providers: Record<string, { requests: RecordedReplicaRequest[] }> };
+  return state.providers[provider]?.requests ?? [];
+}

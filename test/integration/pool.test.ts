@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PoolStats } from "../../src/browser/pool-types";
 import { QUEUE_FULL_DETAIL } from "../../src/browser/browser-provider";
-import { api, balanceOf, createTestAccount, query, replicaControl } from "./helpers";
+import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "./helpers";
 
 afterEach(async () => {
   await replicaControl("reset");
@@ -127,6 +127,14 @@ describe("browser pool", () => {
 
     await admin("/admin/pools/ES/config", { method: "POST", body: "null" });
     expect((await scrape(own.apiKey, { prompt: "Now it works", country: "ES" })).status).toBe(200);
+  });
+
+  it("pages are localised for the country: the provider sees its language", async () => {
+    const own = await createTestAccount(6);
+    expect((await scrape(own.apiKey, { prompt: "Wie ist das Wetter?", country: "de" })).status).toBe(200);
+    expect((await replicaRequests("grok")).at(-1)?.headers["accept-language"]).toBe("de-DE,de;q=0.9,en;q=0.8");
+    expect((await scrape(own.apiKey, { prompt: "Quel temps fait-il ?", country: "CH" })).status).toBe(200);
+    expect((await replicaRequests("grok")).at(-1)?.headers["accept-language"]).toBe("de-CH,de;q=0.9,en;q=0.8");
   });
 
   it("the operator view needs the admin token", async () => {
