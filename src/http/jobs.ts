@@ -1,10 +1,11 @@
 /** `POST /scrapers/{scraper}/jobs` and `GET /jobs/{job_id}`. */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { pickApiKey } from "../auth/api-keys";
-import { InvalidParameterError, NotFoundError } from "../errors";
+import { NotFoundError } from "../errors";
 import { jobStub } from "../jobs/job-record";
 import { submitJob } from "../jobs/submit";
-import { SCRAPE_PARAMS, SCRAPER_IDS, describeValidationError, type AnyScrapeParams, type ScraperId } from "../params/scrape-params";
+import { SCRAPER_IDS, type AnyScrapeParams, type ScraperId } from "../params/scrape-params";
+import { CREDITS_REMAINING_HEADER, scrapeQuerySchema, scrapeValidationHook } from "./scrape-query";
 import { JobStatusSchema, JobSubmittedSchema } from "../schemas/responses";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, errorResponse } from "./openapi-errors";
@@ -13,7 +14,6 @@ import { requestBaseUrl } from "./request-context";
 export const JOB_NOT_FOUND_DETAIL = "Job not found. It may have expired (jobs are retained for 24 hours) or the ID is invalid.";
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type QueryTypingSchema = (typeof SCRAPE_PARAMS)["grok"];
 
 function registerSubmitRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void {
   const { 408: _noTimeoutOnSubmit, ...errors } = SCRAPE_ERROR_RESPONSES;
@@ -26,12 +26,11 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void
       "Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission " +
       "and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.",
     security: API_KEY_SECURITY,
-    // See scrapers.ts: typed through one schema, validated by this scraper's own.
-    request: { query: SCRAPE_PARAMS[scraper] as unknown as QueryTypingSchema },
+    request: { query: scrapeQuerySchema(scraper) },
     responses: {
       202: {
         description: "Accepted; the job is pending",
-        headers: { "X-Credits-Remaining": { schema: { type: "integer" }, description: "Balance after this submission" } },
+        headers: CREDITS_REMAINING_HEADER,
         content: { "application/json": { schema: JobSubmittedSchema } },
       },
       ...errors,
@@ -49,9 +48,7 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void
       c.header("X-Credits-Remaining", String(creditsRemaining));
       return c.json({ job_id: jobId, status: "pending" as const }, 202);
     },
-    (result) => {
-      if (!result.success) throw new InvalidParameterError(describeValidationError(scraper, result.error));
-    },
+    scrapeValidationHook(scraper),
   );
 }
 

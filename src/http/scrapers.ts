@@ -1,15 +1,15 @@
 /** `GET /scrapers/{scraper}`: HTTP in, the sync pipeline, HTTP out. */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { pickApiKey } from "../auth/api-keys";
-import { InvalidParameterError, NotFoundError } from "../errors";
-import { SCRAPE_PARAMS, SCRAPER_IDS, describeValidationError, type AnyScrapeParams, type ScraperId } from "../params/scrape-params";
+import { NotFoundError } from "../errors";
+import { SCRAPER_IDS, type AnyScrapeParams, type ScraperId } from "../params/scrape-params";
+import { CREDITS_REMAINING_HEADER, scrapeQuerySchema, scrapeValidationHook } from "./scrape-query";
 import { scrapeSynchronously } from "../scrape/sync-scrape";
 import { SCRAPE_RESPONSE_SCHEMAS } from "../schemas/scrape-response-schemas";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
 
-type QueryTypingSchema = (typeof SCRAPE_PARAMS)["grok"];
 type ResponseTypingSchema = (typeof SCRAPE_RESPONSE_SCHEMAS)["grok"];
 
 export const UNKNOWN_SCRAPER_DETAIL = `Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`;
@@ -22,13 +22,11 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void {
     summary: `Scrape ${scraper} synchronously`,
     description: "Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.",
     security: API_KEY_SECURITY,
-    // zod-openapi cannot infer a route from a union of seven schemas; the schema used at run time is this scraper's
-    // own, and its output is read below only as AnyScrapeParams (the fields every scraper shares).
-    request: { query: SCRAPE_PARAMS[scraper] as unknown as QueryTypingSchema },
+    request: { query: scrapeQuerySchema(scraper) },
     responses: {
       200: {
         description: "The complete reply",
-        headers: { "X-Credits-Remaining": { schema: { type: "integer" }, description: "Balance after this request" } },
+        headers: CREDITS_REMAINING_HEADER,
         content: { "application/json": { schema: SCRAPE_RESPONSE_SCHEMAS[scraper] as ResponseTypingSchema } },
       },
       ...SCRAPE_ERROR_RESPONSES,
@@ -46,9 +44,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void {
       c.header("X-Credits-Remaining", String(creditsRemaining));
       return c.json(response, 200) as never;
     },
-    (result) => {
-      if (!result.success) throw new InvalidParameterError(describeValidationError(scraper, result.error));
-    },
+    scrapeValidationHook(scraper),
   );
 }
 

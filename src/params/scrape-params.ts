@@ -159,11 +159,16 @@ export function answerDefiningParams(params: AnyScrapeParams): Record<string, un
   return rest;
 }
 
+/** The part of a ZodError that a `detail` is made from. */
+export interface ValidationIssues {
+  issues: readonly z.core.$ZodIssue[];
+}
+
 /**
  * Turns a failed validation into one `detail` naming the parameter and the rule, e.g.
  * "prompt: must be 1 to 4000 characters and not blank" or "Unknown parameter: foo. The grok scraper accepts ...".
  */
-export function describeValidationError(scraper: ScraperId, error: z.ZodError): string {
+export function describeValidationError(scraper: ScraperId, error: ValidationIssues): string {
   const issue = error.issues[0];
   if (issue === undefined) return "Invalid parameters.";
   if (issue.code === "unrecognized_keys") {
