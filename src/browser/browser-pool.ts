@@ -33,6 +33,7 @@ interface Counters {
 
 interface Waiter {
   domainsKey: string;
+  leaseMs: number;
   resolve: (result: AcquireResult) => void;
   timer: ReturnType<typeof setTimeout>;
 }
@@ -103,20 +104,15 @@ export class BrowserPool extends DurableObject<Env> {
     return new Promise<AcquireResult>((resolve) => {
       const waiter: Waiter = {
         domainsKey,
+        leaseMs: request.leaseMs,
         resolve,
         timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          const index = this.waiters.indexOf(waiter);
+          if (index >= 0) this.waiters.splice(index, 1);
           resolve({ ok: false, reason: "wait_timeout", retryAfterSeconds: 5 });
         }, Math.max(0, request.waitMs)),
       };
       this.waiters.push(waiter);
-    }).then((result) => {
-      if (!result.ok && result.reason === "wait_timeout") return result;
-      if (!result.ok) return result;
-      const session = this.sessions.get(result.sessionId);
-      if (session !== undefined) session.leaseExpiresAt = Date.now() + request.leaseMs;
-      this.persist();
-      return result;
     });
   }
 
@@ -149,7 +145,7 @@ export class BrowserPool extends DurableObject<Env> {
       if (waiter !== undefined) {
         clearTimeout(waiter.timer);
         this.counters.reuses += 1;
-        waiter.resolve(this.lease(session, 0, true));
+        waiter.resolve(this.lease(session, waiter.leaseMs, true));
       }
     } else if (this.waiters.length > 0) {
       // The next waiter needs other domains: retire this idle session so it can launch one.
@@ -244,7 +240,7 @@ export class BrowserPool extends DurableObject<Env> {
   private reclaimExpiredLeases(): void {
     const now = Date.now();
     for (const session of this.sessions.values()) {
-      if (session.busy && session.leaseExpiresAt !== null && session.leaseExpiresAt > 0 && session.leaseExpiresAt < now) {
+      if (session.busy && session.leaseExpiresAt !== null && session.leaseExpiresAt < now) {
         void this.discard(session.sessionId);
       }
     }
@@ -269,7 +265,7 @@ export class BrowserPool extends DurableObject<Env> {
     if (waiter === undefined) return;
     clearTimeout(waiter.timer);
     const country = this.ctx.storage.kv.get<string>(COUNTRY_KEY) ?? "US";
-    void this.launch(country, { allowedDomains: waiter.domainsKey.split(","), waitMs: 0, leaseMs: 0 }, waiter.domainsKey).then(
+    void this.launch(country, { allowedDomains: waiter.domainsKey.split(","), waitMs: 0, leaseMs: waiter.leaseMs }, waiter.domainsKey).then(
       waiter.resolve,
     );
   }
