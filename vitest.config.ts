@@ -6,7 +6,8 @@ export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 /**
  * Three levels (DESIGN.md §7): `unit` runs pure code in Node; `integration` runs inside workerd with real D1, KV,
  * Queues, Durable Objects and the Browser Rendering binding (real Chromium) against the provider replicas, which the
- * global setup starts in Node. Browser-heavy files run one at a time: these machines have two cores.
+ * global setup starts in Node. Browser-heavy files run one at a time: these machines have two cores. `browser` drives
+ * the dashboard with playwright-core in Debian's Chromium against a `wrangler dev` of the whole Worker.
  */
 export default defineConfig({
   test: {
@@ -49,6 +50,18 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // The dashboard in a real headless Chromium against `wrangler dev` (the global setup starts it).
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/browser/global-setup.ts"],
+          fileParallelism: false,
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
         },
       },
     ],

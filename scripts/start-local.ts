@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service on this machine. Local D1 (migrated), KV, Queues and Durable Objects under
  * `wrangler dev`, real Chromium through the Browser Rendering binding, the provider replicas, and a seeded dev
- * account with 1,500 credits whose API key is printed and written to `.local/dev-api-key`.
+ * account with 1,500 credits whose API key is printed and written to `.local/dev-api-key`, with a one-time
+ * dashboard sign-in link for it.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, createHash } from "node:crypto";
@@ -49,6 +50,21 @@ async function waitForApi(url: string, timeoutMs: number): Promise<void> {
     await new Promise((resolveWait) => setTimeout(resolveWait, 500));
   }
   throw new Error(`The API did not come up at ${url}`);
+}
+
+/** A one-time dashboard sign-in link for the dev account, issued through the operator API like any customer's. */
+async function dashboardLoginLink(base: string, adminToken: string): Promise<string> {
+  try {
+    const response = await fetch(`${base}/admin/accounts/${DEV_ACCOUNT_ID}/login-links`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${adminToken}` },
+    });
+    if (!response.ok) return `(could not issue a sign-in link: HTTP ${response.status})`;
+    const { login_url: loginUrl } = (await response.json()) as { login_url: string };
+    return loginUrl;
+  } catch (error) {
+    return `(could not issue a sign-in link: ${String(error)})`;
+  }
 }
 
 async function main(): Promise<void> {
@@ -101,6 +117,7 @@ async function main(): Promise<void> {
 
   const base = `http://127.0.0.1:${API_PORT}`;
   await waitForApi(`${base}/openapi.json`, 120_000);
+  const loginUrl = await dashboardLoginLink(base, adminToken);
   console.log(`
 ────────────────────────────────────────────────────────────────────────
  API            ${base}        (docs: ${base}/docs)
@@ -108,6 +125,8 @@ async function main(): Promise<void> {
                 (also in .local/dev-api-key; account ${DEV_ACCOUNT_ID})
  Admin token    ${adminToken}
                 (also in .local/admin-token)
+ Dashboard      ${loginUrl}
+                (one-time sign-in link for ${DEV_ACCOUNT_ID}, valid 24 h; a new one on every start)
  Try it:
    curl -s -H "X-API-Key: ${apiKey}" \\
      "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"

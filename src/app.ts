@@ -2,7 +2,10 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { InvalidParameterError, NotFoundError, NotImplementedError, ServiceError, toServiceError } from "./errors";
+import { registerDashboardRoutes } from "./dashboard/routes";
 import type { AppEnv } from "./http/app-env";
+import { registerAccountRoutes } from "./http/account";
+import { registerAdminRoutes } from "./http/admin";
 import { registerAdminPoolRoutes } from "./http/admin-pools";
 import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
@@ -30,6 +33,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerJobRoutes(app);
   registerUnknownScraperRoutes(app);
   registerAdminPoolRoutes(app);
+  registerAdminRoutes(app);
+  registerAccountRoutes(app);
+  registerDashboardRoutes(app);
   registerMarkdownRoutes(app);
   registerDocsRoutes(app);
 

@@ -74,3 +74,56 @@ export async function getBalance(db: D1Database, accountId: string): Promise<num
   const row = await db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(accountId).first<{ credits: number }>();
   return row?.credits ?? 0;
 }
+
+export type AdjustmentKind = "grant" | "adjustment";
+
+export interface CreditAdjustment {
+  accountId: string;
+  /** Positive adds credits, negative removes them; the balance can never go below 0. */
+  delta: number;
+  kind: AdjustmentKind;
+  reason: string;
+  /** Makes the adjustment happen at most once (e.g. `signup:<account_id>`); null for an operator's manual change. */
+  operationId?: string | null;
+}
+
+export type AdjustmentOutcome =
+  | { status: "applied"; balance: number }
+  | { status: "account_not_found" }
+  | { status: "would_go_negative"; balance: number };
+
+/**
+ * A grant (sign-up, top-up) or an operator's correction: the balance update and its ledger row are one D1 batch, and
+ * the UPDATE's own `credits + delta >= 0` guard (not a read before it) is what keeps concurrent charges from racing
+ * the balance below zero. With an `operationId` already applied, nothing changes and the current balance is returned.
+ */
+export async function adjustCredits(db: D1Database, adjustment: CreditAdjustment, now = new Date()): Promise<AdjustmentOutcome> {
+  const operationId = adjustment.operationId ?? null;
+  const [update, , balance] = await db.batch([
+    db
+      .prepare(
+        `UPDATE accounts SET credits = credits + ?1
+         WHERE id = ?2 AND credits + ?1 >= 0
+           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE ?3 IS NOT NULL AND operation_id = ?3 AND kind = ?4)`,
+      )
+      .bind(adjustment.delta, adjustment.accountId, operationId, adjustment.kind),
+    db
+      .prepare(
+        `INSERT INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, scraper, key_id, created_at)
+         SELECT id, ?3, ?1, credits, ?4, ?5, NULL, NULL, ?6 FROM accounts WHERE id = ?2 AND changes() = 1`,
+      )
+      .bind(adjustment.delta, adjustment.accountId, adjustment.kind, adjustment.reason, operationId, now.toISOString()),
+    db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(adjustment.accountId),
+  ]);
+  const current = (balance?.results[0] as { credits: number } | undefined)?.credits;
+  if (current === undefined) return { status: "account_not_found" };
+  if (update?.meta.changes === 1) return { status: "applied", balance: current };
+  if (operationId !== null) {
+    const alreadyApplied = await db
+      .prepare("SELECT 1 AS found FROM credit_ledger WHERE operation_id = ? AND kind = ?")
+      .bind(operationId, adjustment.kind)
+      .first();
+    if (alreadyApplied !== null) return { status: "applied", balance: current };
+  }
+  return { status: "would_go_negative", balance: current };
+}

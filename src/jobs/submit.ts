@@ -3,6 +3,7 @@
  * or the message cannot be created, the job is failed and refunded and the caller gets an error, never a job that
  * cannot run.
  */
+import { recordSubmittedJob } from "../accounts/jobs-index";
 import { refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
 import type { AnyScrapeParams, ScraperId } from "../params/scrape-params";
@@ -24,6 +25,8 @@ export async function submitJob(
 ): Promise<SubmittedJob> {
   const jobId = crypto.randomUUID();
   const authorized = await authorizeScrape(env, submission.scraper, apiKey, jobId);
+  // The dashboard's list of jobs (Durable Objects cannot be listed); never throws.
+  await recordSubmittedJob(env.DB, { jobId, accountId: authorized.accountId, keyId: authorized.keyId, scraper: submission.scraper, createdAt: new Date().toISOString() });
   const stub = jobStub(env, jobId);
   try {
     // The key never rests in the job record.

@@ -11,6 +11,8 @@ import { JOB_RETENTION_MS, watchdogBoundMs } from "../../src/jobs/job-policy";
 import { WATCHDOG_ERROR, jobStub } from "../../src/jobs/job-record";
 import type { JobView } from "../../src/jobs/job-types";
 import { chargeCredits } from "../../src/credits/ledger";
+import { ServiceError } from "../../src/errors";
+import { ENQUEUE_FAILED_DETAIL, submitJob } from "../../src/jobs/submit";
 import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "./helpers";
 
 let account: TestAccount;
@@ -113,6 +115,28 @@ describe("submission and status", () => {
       expect(status).toBe(404);
       expect(body.detail).toBe(JOB_NOT_FOUND_DETAIL);
     }
+  });
+});
+
+describe("a job that cannot be queued", () => {
+  it("is failed and refunded, and the caller gets a 503 instead of a job that can never run", async () => {
+    const own = await createTestAccount(9);
+    // The queue binding is the one thing replaced: it refuses the message as a queue outage would.
+    const refusingQueue: Pick<Queue, "send" | "sendBatch"> = {
+      send: () => Promise.reject(new Error("queue unavailable")),
+      sendBatch: () => Promise.reject(new Error("queue unavailable")),
+    };
+    const queueDown: Env = { ...env, JOBS: refusingQueue as Queue };
+    const params = { prompt: "never queued", country: "US", bypass_cache: false, timeout: 60, mode: "MODEL_MODE_AUTO" as const };
+    const failure = await submitJob(queueDown, { scraper: "grok", params, baseUrl: "http://api.test" }, own.apiKey).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ServiceError);
+    expect((failure as ServiceError).status).toBe(503);
+    expect((failure as ServiceError).detail).toBe(ENQUEUE_FAILED_DETAIL);
+    expect(await balanceOf(own.accountId)).toBe(9);
+    const ledger = await ledgerOf(own.accountId);
+    expect(ledger.map((row) => row.kind)).toEqual(["charge", "refund"]);
+    const jobId = ledger[0]?.operation_id ?? "";
+    expect((await getJob(jobId)).body).toMatchObject({ status: "failed", attempts: 0 });
   });
 });
 

@@ -1,0 +1,106 @@
+/**
+ * An account's API keys: creation (the secret is returned once and only its SHA-256 is stored), listing and
+ * revocation. Authentication itself (hash → active key) is in src/auth/api-keys.ts and reads the same table, so a
+ * revocation written here fails the very next request.
+ */
+import { generateApiKey } from "../auth/api-keys";
+
+/** Active keys per account: enough for one key per environment or service, few enough to keep the list auditable. */
+export const MAX_ACTIVE_KEYS = 25;
+
+export interface ApiKeySummary {
+  keyId: string;
+  accountId: string;
+  name: string;
+  displayPrefix: string;
+  createdAt: string;
+  /** The later of the last recorded use and the last charged scrape; null when never used. */
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeySummary {
+  /** The full secret: returned by the call that creates it, never again. */
+  apiKey: string;
+}
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  name: string;
+  display_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+function toSummary(row: KeyRow): ApiKeySummary {
+  return {
+    keyId: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    displayPrefix: row.display_prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+// `last_used_at` on the key is best-effort bookkeeping; the ledger's charges are a record of use that always exists.
+const KEY_COLUMNS = `k.id, k.account_id, k.name, k.display_prefix, k.created_at, k.revoked_at,
+  NULLIF(MAX(COALESCE(k.last_used_at, ''), COALESCE(
+    (SELECT MAX(l.created_at) FROM credit_ledger l WHERE l.account_id = k.account_id AND l.kind = 'charge' AND l.key_id = k.id), '')), '')
+  AS last_used_at`;
+
+export type CreateKeyOutcome = { status: "created"; key: CreatedApiKey } | { status: "too_many_keys" } | { status: "account_not_found" };
+
+/** The active-key limit is checked inside the INSERT itself, so two concurrent creations cannot both pass it. */
+export async function createApiKey(db: D1Database, accountId: string, name: string, now = new Date()): Promise<CreateKeyOutcome> {
+  const key = await generateApiKey();
+  const createdAt = now.toISOString();
+  const result = await db
+    .prepare(
+      `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at)
+       SELECT ?1, id, ?3, ?4, ?5, ?6 FROM accounts
+       WHERE id = ?2 AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ?2 AND revoked_at IS NULL) < ?7`,
+    )
+    .bind(key.keyId, accountId, name, key.keyHash, key.displayPrefix, createdAt, MAX_ACTIVE_KEYS)
+    .run();
+  if (result.meta.changes === 1) {
+    return {
+      status: "created",
+      key: { keyId: key.keyId, accountId, name, displayPrefix: key.displayPrefix, createdAt, lastUsedAt: null, revokedAt: null, apiKey: key.apiKey },
+    };
+  }
+  const exists = await db.prepare("SELECT 1 AS found FROM accounts WHERE id = ?").bind(accountId).first();
+  return exists === null ? { status: "account_not_found" } : { status: "too_many_keys" };
+}
+
+/** Active keys first, then revoked ones; newest first within each. */
+export async function listApiKeys(db: D1Database, accountId: string): Promise<ApiKeySummary[]> {
+  const { results } = await db
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.account_id = ? ORDER BY k.revoked_at IS NOT NULL, k.created_at DESC, k.id`)
+    .bind(accountId)
+    .all<KeyRow>();
+  return results.map(toSummary);
+}
+
+export async function getApiKey(db: D1Database, keyId: string): Promise<ApiKeySummary | null> {
+  const row = await db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.id = ?`).bind(keyId).first<KeyRow>();
+  return row === null ? null : toSummary(row);
+}
+
+/**
+ * Revokes the key (idempotent: revoking it again keeps the first `revoked_at`). With `accountId`, only a key of that
+ * account is touched, which is how the dashboard keeps one customer from revoking another's key.
+ * Returns null when no such key exists (for that account).
+ */
+export async function revokeApiKey(db: D1Database, keyId: string, accountId?: string, now = new Date()): Promise<ApiKeySummary | null> {
+  await db
+    .prepare("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL AND (?3 IS NULL OR account_id = ?3)")
+    .bind(now.toISOString(), keyId, accountId ?? null)
+    .run();
+  const key = await getApiKey(db, keyId);
+  if (key === null || (accountId !== undefined && key.accountId !== accountId)) return null;
+  return key;
+}

@@ -1,0 +1,99 @@
+/** The page frame: head, top bar with navigation and sign-out, and the content area. */
+import type { Child } from "hono/jsx";
+import { ASSET_VERSION } from "./assets";
+
+export const PRODUCT_NAME = "AI Answer Scraper";
+
+export type NavItem = "overview" | "keys" | "jobs";
+
+export interface SignedInFrame {
+  accountName: string;
+  csrf: string;
+  active: NavItem | null;
+}
+
+function BrandMark() {
+  return (
+    <span class="brand-mark" aria-hidden="true">
+      <svg width="16" height="16" viewBox="0 0 16 16" fill="none">
+        <path d="M3 12.5 8 3l5 9.5" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
+        <path d="M5.2 9h5.6" stroke="#fff" stroke-width="1.8" stroke-linecap="round" />
+      </svg>
+    </span>
+  );
+}
+
+const NAV: Array<{ id: NavItem; href: string; label: string }> = [
+  { id: "overview", href: "/dashboard", label: "Overview" },
+  { id: "keys", href: "/dashboard/keys", label: "API keys" },
+  { id: "jobs", href: "/dashboard/jobs", label: "Jobs" },
+];
+
+export function Layout({ title, frame, children }: { title: string; frame: SignedInFrame | null; children: Child }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <link rel="icon" href="data:," />
+        <title>{`${title} · ${PRODUCT_NAME}`}</title>
+        <link rel="stylesheet" href={`/dashboard/assets/dashboard.css?v=${ASSET_VERSION}`} />
+        <script src={`/dashboard/assets/dashboard.js?v=${ASSET_VERSION}`} defer></script>
+      </head>
+      <body>
+        <header class="topbar">
+          <div class="topbar-inner">
+            <a class="brand" href="/dashboard">
+              <BrandMark />
+              {PRODUCT_NAME}
+            </a>
+            {frame !== null && (
+              <>
+                <nav class="nav" aria-label="Dashboard">
+                  {NAV.map((item) => (
+                    <a href={item.href} aria-current={frame.active === item.id ? "page" : undefined}>
+                      {item.label}
+                    </a>
+                  ))}
+                  <a href="/docs">API docs</a>
+                </nav>
+                <div class="account-menu">
+                  <span class="account-name">{frame.accountName}</span>
+                  <form method="post" action="/dashboard/logout">
+                    <input type="hidden" name="_csrf" value={frame.csrf} />
+                    <button class="btn btn-secondary btn-small" type="submit">
+                      Sign out
+                    </button>
+                  </form>
+                </div>
+              </>
+            )}
+          </div>
+        </header>
+        {children}
+      </body>
+    </html>
+  );
+}
+
+export function PageHead({ title, subtitle, children }: { title: string; subtitle?: string; children?: Child }) {
+  return (
+    <div class="page-head">
+      <div>
+        <h1>{title}</h1>
+        {subtitle !== undefined && <p>{subtitle}</p>}
+      </div>
+      {children}
+    </div>
+  );
+}
+
+/** A single centred card, for sign-in and error pages. */
+export function CenteredCard({ children }: { children: Child }) {
+  return (
+    <div class="centered">
+      <div class="card auth-card">{children}</div>
+    </div>
+  );
+}

@@ -1,0 +1,342 @@
+/**
+ * The customer dashboard at /dashboard: server-rendered pages (Hono JSX), signed in with a one-time link issued by
+ * the operator API, with a signed session cookie and a CSRF token on every form (see ./session.ts). Data access goes
+ * through src/accounts; these handlers only translate HTTP to those calls and render pages.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono, type Context } from "hono";
+import { getAccount, type Account } from "../accounts/accounts";
+import { recentJobs, type IndexedJobWithKey } from "../accounts/jobs-index";
+import { MAX_ACTIVE_KEYS, createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../accounts/keys";
+import { consumeLoginLink, createSession, deleteExpiredSignInRows, endSession, findSession, newSessionId, peekLoginLink } from "../accounts/sign-in";
+import { dailyUsage, recentLedgerEntries, usageSummary } from "../accounts/usage";
+import { ServiceError, toServiceError } from "../errors";
+import type { AppEnv } from "../http/app-env";
+import { requestBaseUrl } from "../http/request-context";
+import { JOB_RETENTION_MS } from "../jobs/job-policy";
+import { jobStub } from "../jobs/job-record";
+import type { JobView } from "../jobs/job-types";
+import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
+import type { SignedInFrame } from "./layout";
+import { JobsPage, type JobRow } from "./pages/jobs";
+import { KeysPage, RevokeKeyPage, type KeysPageData } from "./pages/keys";
+import { OverviewPage } from "./pages/overview";
+import { ConfirmSignInPage, MessagePage, SignInHelpPage } from "./pages/sign-in";
+import {
+  SESSION_TTL_MS,
+  clearLoginNonceCookie,
+  clearSessionCookie,
+  csrfTokenForSession,
+  isSameOriginRequest,
+  issueLoginCsrf,
+  readSessionCookie,
+  sessionSecret,
+  setSessionCookie,
+  verifyLoginCsrf,
+  verifySessionCsrf,
+} from "./session";
+
+type DashboardContext = Context<AppEnv>;
+
+const RECENT_ACTIVITY_LIMIT = 12;
+const RECENT_JOBS_LIMIT = 25;
+/** randomToken(32) in base64url: anything else is not one of our links, and needs no database read to refuse. */
+const LOGIN_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const KEY_NAME_ERROR = "Name: must be 1 to 100 characters and not blank.";
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "script-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+interface SignedIn {
+  sessionId: string;
+  account: Account;
+  frame: SignedInFrame;
+}
+
+/** The signed-in visitor, or null (a bad, expired or ended session also clears the cookie). */
+async function currentSession(c: DashboardContext, active: SignedInFrame["active"]): Promise<SignedIn | null> {
+  const secret = sessionSecret(c.env);
+  const sessionId = await readSessionCookie(c, secret);
+  if (sessionId === null) {
+    if (c.req.header("Cookie")?.includes("__Host-session=") === true) clearSessionCookie(c);
+    return null;
+  }
+  const session = await findSession(c.env.DB, sessionId);
+  const account = session === null ? null : await getAccount(c.env.DB, session.accountId);
+  if (account === null) {
+    clearSessionCookie(c);
+    return null;
+  }
+  return { sessionId, account, frame: { accountName: account.name, csrf: await csrfTokenForSession(secret, sessionId), active } };
+}
+
+function toSignIn(c: DashboardContext): Response {
+  return c.redirect("/dashboard/sign-in", 303);
+}
+
+function forbiddenPage(c: DashboardContext): Response | Promise<Response> {
+  return c.html(
+    <MessagePage title="This form has expired" action={{ href: "/dashboard", label: "Back to the dashboard" }}>
+      The form was sent from another site, or the page was open for too long. Nothing was changed. Go back, reload the page and try
+      again.
+    </MessagePage>,
+    403,
+  );
+}
+
+/** The form of a signed-in page: same origin and the session's CSRF token, or null after a 403 page / sign-in redirect. */
+async function signedInForm(c: DashboardContext): Promise<{ signedIn: SignedIn; form: Record<string, string> } | Response> {
+  const signedIn = await currentSession(c, null);
+  if (signedIn === null) return toSignIn(c);
+  const form = await formFields(c);
+  const token = form._csrf ?? "";
+  if (!isSameOriginRequest(c) || !(await verifySessionCsrf(sessionSecret(c.env), signedIn.sessionId, token))) return forbiddenPage(c);
+  return { signedIn, form };
+}
+
+async function formFields(c: DashboardContext): Promise<Record<string, string>> {
+  const contentType = c.req.header("Content-Type") ?? "";
+  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType)) return {};
+  const body = await c.req.parseBody();
+  const fields: Record<string, string> = {};
+  for (const [name, value] of Object.entries(body)) if (typeof value === "string") fields[name] = value;
+  return fields;
+}
+
+async function jobRows(env: Env, jobs: IndexedJobWithKey[], now = Date.now()): Promise<JobRow[]> {
+  return Promise.all(
+    jobs.map(async (job): Promise<JobRow> => {
+      const base = { jobId: job.jobId, scraper: job.scraper, keyName: job.keyName, createdAt: job.createdAt };
+      const empty = { completedAt: null, attempts: null, prompt: null, error: null };
+      // Past retention the record is gone; asking its Durable Object would only wake it up.
+      if (now - new Date(job.createdAt).getTime() >= JOB_RETENTION_MS) return { ...base, ...empty, status: "expired" };
+      try {
+        // The RPC stub's inferred return type loses the record shape; the method returns a JobView.
+        const view = (await jobStub(env, job.jobId).view()) as JobView | null;
+        if (view === null) return { ...base, ...empty, status: "unavailable" };
+        const prompt = view.result?.prompt;
+        return {
+          ...base,
+          status: view.status,
+          completedAt: view.completed_at,
+          attempts: view.attempts,
+          prompt: typeof prompt === "string" ? prompt : null,
+          error: view.error ?? null,
+        };
+      } catch (error) {
+        console.error(`dashboard: job ${job.jobId} status unavailable`, error);
+        return { ...base, ...empty, status: "unavailable" };
+      }
+    }),
+  );
+}
+
+async function renderKeysPage(c: DashboardContext, signedIn: SignedIn, extra: Omit<KeysPageData, "keys">, status: 200 | 400 | 409 = 200) {
+  const keys = await listApiKeys(c.env.DB, signedIn.account.accountId);
+  return c.html(<KeysPage frame={{ ...signedIn.frame, active: "keys" }} data={{ keys, ...extra }} />, status);
+}
+
+function createDashboard(): Hono<AppEnv> {
+  const dashboard = new Hono<AppEnv>();
+
+  dashboard.use("*", async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    c.header("X-Frame-Options", "DENY");
+    c.header("X-Content-Type-Options", "nosniff");
+    // Not no-referrer: with it, Chromium sends `Origin: null` on the dashboard's own form posts, defeating the origin
+    // check. same-origin still keeps sign-in links and paths from leaking to any other site.
+    c.header("Referrer-Policy", "same-origin");
+    if (!c.req.path.startsWith("/dashboard/assets/")) c.header("Cache-Control", "no-store");
+  });
+
+  dashboard.get("/assets/dashboard.css", (c) => {
+    c.header("Cache-Control", "public, max-age=31536000, immutable");
+    return c.body(DASHBOARD_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+  dashboard.get("/assets/dashboard.js", (c) => {
+    c.header("Cache-Control", "public, max-age=31536000, immutable");
+    return c.body(DASHBOARD_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+
+  dashboard.get("/sign-in", async (c) => {
+    if ((await currentSession(c, null)) !== null) return c.redirect("/dashboard", 303);
+    const notice = c.req.query("signed_out") !== undefined ? "You have signed out." : undefined;
+    return c.html(<SignInHelpPage notice={notice} />);
+  });
+
+  dashboard.get("/login/:token", async (c) => {
+    const token = c.req.param("token");
+    const target = LOGIN_TOKEN_PATTERN.test(token) ? await peekLoginLink(c.env.DB, token) : null;
+    if (target === null) {
+      return c.html(
+        <MessagePage title="This sign-in link cannot be used" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
+          It is invalid, has expired, or was already used: each link works once. Ask your account manager for a new one.
+        </MessagePage>,
+        404,
+      );
+    }
+    const csrf = await issueLoginCsrf(c, sessionSecret(c.env));
+    return c.html(<ConfirmSignInPage token={token} csrf={csrf} accountName={target.accountName} expiresAt={target.expiresAt} />);
+  });
+
+  dashboard.post("/login", async (c) => {
+    const secret = sessionSecret(c.env);
+    const form = await formFields(c);
+    const token = form.token ?? "";
+    if (!isSameOriginRequest(c) || !(await verifyLoginCsrf(c, secret, form._csrf ?? ""))) {
+      return c.html(
+        <MessagePage title="Please open your sign-in link again" action={LOGIN_TOKEN_PATTERN.test(token) ? { href: `/dashboard/login/${token}`, label: "Continue" } : undefined}>
+          The sign-in page was open for too long or was not sent from this site. Your link has not been used.
+        </MessagePage>,
+        403,
+      );
+    }
+    const accountId = LOGIN_TOKEN_PATTERN.test(token) ? await consumeLoginLink(c.env.DB, token) : null;
+    if (accountId === null) {
+      return c.html(
+        <MessagePage title="This sign-in link cannot be used" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
+          It is invalid, has expired, or was already used: each link works once. Ask your account manager for a new one.
+        </MessagePage>,
+        400,
+      );
+    }
+    // A fresh session id at every sign-in: a session id known before signing in is worth nothing after it.
+    const previous = await readSessionCookie(c, secret);
+    if (previous !== null) await endSession(c.env.DB, previous);
+    const sessionId = newSessionId();
+    await createSession(c.env.DB, sessionId, accountId, SESSION_TTL_MS);
+    await setSessionCookie(c, secret, sessionId);
+    clearLoginNonceCookie(c);
+    c.executionCtx.waitUntil(deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)));
+    return c.redirect("/dashboard", 303);
+  });
+
+  dashboard.post("/logout", async (c) => {
+    const result = await signedInForm(c);
+    if (result instanceof Response) return result;
+    await endSession(c.env.DB, result.signedIn.sessionId);
+    clearSessionCookie(c);
+    return c.redirect("/dashboard/sign-in?signed_out=1", 303);
+  });
+
+  dashboard.get("/", async (c) => {
+    const signedIn = await currentSession(c, "overview");
+    if (signedIn === null) return toSignIn(c);
+    const accountId = signedIn.account.accountId;
+    const [usage, daily, keys, activity] = await Promise.all([
+      usageSummary(c.env.DB, accountId),
+      dailyUsage(c.env.DB, accountId),
+      listApiKeys(c.env.DB, accountId),
+      recentLedgerEntries(c.env.DB, accountId, RECENT_ACTIVITY_LIMIT),
+    ]);
+    const data = {
+      account: signedIn.account,
+      usage,
+      daily,
+      activeKeys: keys.filter((key) => key.revokedAt === null).length,
+      activity,
+      baseUrl: requestBaseUrl(c),
+    };
+    return c.html(<OverviewPage frame={signedIn.frame} data={data} />);
+  });
+
+  dashboard.get("/keys", async (c) => {
+    const signedIn = await currentSession(c, "keys");
+    if (signedIn === null) return toSignIn(c);
+    const revokedId = c.req.query("revoked");
+    const revoked = revokedId === undefined ? null : await getApiKey(c.env.DB, revokedId);
+    const showRevoked = revoked !== null && revoked.accountId === signedIn.account.accountId && revoked.revokedAt !== null;
+    return renderKeysPage(c, signedIn, showRevoked ? { revoked } : {});
+  });
+
+  dashboard.post("/keys", async (c) => {
+    const result = await signedInForm(c);
+    if (result instanceof Response) return result;
+    const { signedIn, form } = result;
+    const name = (form.name ?? "").trim();
+    if (name.length === 0 || name.length > 100) return renderKeysPage(c, signedIn, { formError: KEY_NAME_ERROR, formName: name.slice(0, 100) }, 400);
+    const outcome = await createApiKey(c.env.DB, signedIn.account.accountId, name);
+    if (outcome.status === "too_many_keys") {
+      return renderKeysPage(c, signedIn, { formError: `You already have ${MAX_ACTIVE_KEYS} active keys. Revoke one you no longer use first.`, formName: name }, 409);
+    }
+    if (outcome.status === "account_not_found") return toSignIn(c);
+    // The only response that ever carries the full key: rendered directly (no redirect), never cached.
+    return renderKeysPage(c, signedIn, { created: outcome.key });
+  });
+
+  dashboard.get("/keys/:keyId/revoke", async (c) => {
+    const signedIn = await currentSession(c, "keys");
+    if (signedIn === null) return toSignIn(c);
+    const apiKey = await getApiKey(c.env.DB, c.req.param("keyId"));
+    if (apiKey === null || apiKey.accountId !== signedIn.account.accountId) {
+      return c.html(
+        <MessagePage title="Key not found" action={{ href: "/dashboard/keys", label: "Back to API keys" }}>
+          This key does not exist or belongs to another account.
+        </MessagePage>,
+        404,
+      );
+    }
+    if (apiKey.revokedAt !== null) return c.redirect(`/dashboard/keys?revoked=${encodeURIComponent(apiKey.keyId)}`, 303);
+    return c.html(<RevokeKeyPage frame={signedIn.frame} apiKey={apiKey} />);
+  });
+
+  dashboard.post("/keys/:keyId/revoke", async (c) => {
+    const result = await signedInForm(c);
+    if (result instanceof Response) return result;
+    const revoked = await revokeApiKey(c.env.DB, c.req.param("keyId"), result.signedIn.account.accountId);
+    if (revoked === null) {
+      return c.html(
+        <MessagePage title="Key not found" action={{ href: "/dashboard/keys", label: "Back to API keys" }}>
+          This key does not exist or belongs to another account. Nothing was changed.
+        </MessagePage>,
+        404,
+      );
+    }
+    return c.redirect(`/dashboard/keys?revoked=${encodeURIComponent(revoked.keyId)}`, 303);
+  });
+
+  dashboard.get("/jobs", async (c) => {
+    const signedIn = await currentSession(c, "jobs");
+    if (signedIn === null) return toSignIn(c);
+    const jobs = await jobRows(c.env, await recentJobs(c.env.DB, signedIn.account.accountId, RECENT_JOBS_LIMIT));
+    return c.html(<JobsPage frame={signedIn.frame} jobs={jobs} retentionHours={JOB_RETENTION_MS / 3_600_000} />);
+  });
+
+  // Last route: a sub-app's notFound is never called under app.route(), so this catch-all is the dashboard's 404.
+  dashboard.all("*", (c) => {
+    // People type "/dashboard/" as often as "/dashboard".
+    if (c.req.method === "GET" && c.req.path.length > 1 && c.req.path.endsWith("/")) return c.redirect(c.req.path.replace(/\/+$/, ""), 301);
+    return c.html(
+      <MessagePage title="Page not found" action={{ href: "/dashboard", label: "Go to the dashboard" }}>
+        There is no dashboard page at this address.
+      </MessagePage>,
+      404,
+    );
+  });
+
+  dashboard.onError((error, c) => {
+    const serviceError = error instanceof ServiceError ? error : toServiceError(error);
+    if (serviceError.status >= 500) console.error(`dashboard ${c.req.method} ${c.req.path} -> ${serviceError.status}`, serviceError.cause ?? error);
+    return c.html(
+      <MessagePage title={serviceError.status === 503 ? "The dashboard is unavailable" : "Something went wrong"} action={{ href: "/dashboard", label: "Try again" }}>
+        {serviceError.status >= 500 && serviceError.status !== 503 ? "An unexpected error occurred. Please try again in a moment." : serviceError.detail}
+      </MessagePage>,
+      serviceError.status as 500,
+    );
+  });
+
+  return dashboard;
+}
+
+export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.route("/dashboard", createDashboard());
+}

@@ -1,0 +1,77 @@
+/** Helpers of the operator, account and dashboard tests: admin calls, and charged scrapes that need no browser. */
+import { env } from "cloudflare:workers";
+import { responseCacheKey } from "../../src/cache/response-cache";
+import { SCRAPE_PARAMS } from "../../src/params/scrape-params";
+import { api, query } from "./helpers";
+
+export function adminApi(path: string, init: { method?: string; body?: unknown; token?: string | null } = {}): Promise<Response> {
+  const headers = new Headers();
+  // The binding is TEST_ADMIN_TOKEN of vitest.config.ts (that module cannot be imported inside workerd).
+  const token = init.token === undefined ? env.ADMIN_TOKEN : init.token;
+  if (token !== null) headers.set("Authorization", `Bearer ${token}`);
+  if (init.body !== undefined) headers.set("Content-Type", "application/json");
+  return api(path, { method: init.method ?? "GET", headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+}
+
+export async function adminJson<T>(path: string, init: { method?: string; body?: unknown } = {}, expectedStatus = 200): Promise<T> {
+  const response = await adminApi(path, init);
+  const text = await response.text();
+  if (response.status !== expectedStatus) throw new Error(`${init.method ?? "GET"} ${path}: expected ${expectedStatus}, got ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+export interface CreatedAccount {
+  account_id: string;
+  name: string;
+  email: string | null;
+  credits: number;
+  created_at: string;
+}
+
+export interface CreatedKey {
+  key_id: string;
+  api_key: string;
+  name: string;
+  display_prefix: string;
+  created_at: string;
+}
+
+export function newAccount(body: Record<string, unknown> = {}): Promise<CreatedAccount> {
+  return adminJson<CreatedAccount>("/admin/accounts", { method: "POST", body: { name: "Acme Research", ...body } }, 201);
+}
+
+export function newKey(accountId: string, name = "Production"): Promise<CreatedKey> {
+  return adminJson<CreatedKey>(`/admin/accounts/${accountId}/keys`, { method: "POST", body: { name } }, 201);
+}
+
+/**
+ * Puts an answer for `prompt` in the response cache, so `GET /scrapers/grok?prompt=…` is a real, charged 200 that
+ * needs no browser (a cache hit is charged like any other answer, DESIGN.md §4).
+ */
+export async function seedCachedGrokAnswer(prompt: string): Promise<void> {
+  const params = SCRAPE_PARAMS.grok.parse({ prompt });
+  await env.CACHE.put(
+    await responseCacheKey("grok", params),
+    JSON.stringify({
+      result: `Cached answer to: ${prompt}`,
+      result_markdown: `Cached answer to: **${prompt}**`,
+      web_sources: [],
+      social_results: [],
+      related_questions: [],
+      conversation: null,
+      llm_model: "grok-test",
+    }),
+    { expirationTtl: 3600 },
+  );
+}
+
+/** A cached (so browser-free) grok scrape with `apiKey`; seeds the cache for `prompt` first. */
+export async function cachedScrape(apiKey: string, prompt = "What do people say about the launch?"): Promise<Response> {
+  await seedCachedGrokAnswer(prompt);
+  return api(`/scrapers/grok?${query({ prompt })}`, { apiKey });
+}
+
+/** An unbuilt scraper answers 501 after authentication and the rate limit, and charges nothing. */
+export function authProbe(apiKey: string | undefined): Promise<Response> {
+  return api(`/scrapers/gemini?${query({ prompt: "hello" })}`, apiKey === undefined ? {} : { apiKey });
+}
