@@ -41,6 +41,13 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+/** 409: the request conflicts with the current state (an email already taken, a balance that would go negative). */
+export class ConflictError extends ServiceError {
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}
+
 /** 408: a synchronous scrape did not finish within the caller's `timeout`. Retrying with a higher timeout can help. */
 export class ScrapeTimeoutError extends ServiceError {
   constructor(timeoutSeconds: number) {

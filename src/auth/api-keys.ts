@@ -47,7 +47,14 @@ export async function authenticateApiKey(db: D1Database, apiKey: string | undefi
   return { keyId: row.id, accountId: row.account_id };
 }
 
-/** Best-effort bookkeeping, run after the response (a failure here must not fail the request). */
+/** How stale `last_used_at` may get: at most one write per key per minute, not one per request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Records that a key was used; best effort (a failure here must not fail the request). */
 export async function touchApiKey(db: D1Database, keyId: string, now = new Date()): Promise<void> {
-  await db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?").bind(now.toISOString(), keyId).run();
+  await db
+    .prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)")
+    .bind(now.toISOString(), keyId, new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString())
+    .run()
+    .catch((error: unknown) => console.error("Could not record the key's last use", error));
 }

@@ -10,6 +10,7 @@ import { DurableObject } from "cloudflare:workers";
 import puppeteer from "@cloudflare/puppeteer";
 import { isoTimestamp } from "../util/time";
 import { poolConfig, type PoolConfig } from "./pool-config";
+import { recordPoolCountry } from "./pool-directory";
 import type { AcquireRequest, AcquireResult, PoolStats } from "./pool-types";
 import { launchOptionsFor } from "./session";
 
@@ -208,11 +209,7 @@ export class BrowserPool extends DurableObject<Env> {
       const session: PooledSession = { sessionId, domainsKey, busy: false, leaseExpiresAt: null, launchedAt: Date.now(), uses: 0 };
       this.sessions.set(sessionId, session);
       this.counters.launches += 1;
-      if (this.counters.launches === 1) {
-        await this.env.DB.prepare("INSERT OR IGNORE INTO browser_pools (country, first_used_at) VALUES (?, ?)")
-          .bind(country, new Date().toISOString())
-          .run();
-      }
+      if (this.counters.launches === 1) await recordPoolCountry(this.env.DB, country);
       return this.lease(session, request.leaseMs, false);
     } catch (error) {
       console.error(`Browser launch for ${country} failed`, error);

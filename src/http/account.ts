@@ -60,7 +60,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>): void {
     ]);
     // The key's account was deleted between the two reads: the key matches no active account.
     if (account === null) throw new UnauthorizedError(INVALID_KEY_DETAIL);
-    c.executionCtx.waitUntil(touchApiKey(c.env.DB, key.keyId).catch((error: unknown) => console.error("touchApiKey failed", error)));
+    c.executionCtx.waitUntil(touchApiKey(c.env.DB, key.keyId));
     c.header("X-Credits-Remaining", String(account.credits));
     c.header("Cache-Control", "no-store");
     return c.json(

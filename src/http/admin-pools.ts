@@ -2,6 +2,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { requireAdminToken } from "../auth/admin-token";
 import { browserPoolStub } from "../browser/browser-pool";
+import { listPoolCountries } from "../browser/pool-directory";
 import type { PoolConfig } from "../browser/pool-config";
 import type { PoolStats } from "../browser/pool-types";
 import { InvalidParameterError } from "../errors";
@@ -119,16 +120,10 @@ export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
   });
   app.openapi(route, async (c) => {
     const requested = c.req.valid("query").country?.toUpperCase();
-    const countries = requested !== undefined ? [requested] : await poolCountries(c.env);
+    const countries = requested !== undefined ? [requested] : await listPoolCountries(c.env.DB);
     const pools = await Promise.all(
       countries.filter((country) => ISO_COUNTRY_CODES.has(country)).map(async (country) => (await browserPoolStub(c.env, country).stats()) as PoolStats),
     );
     return c.json({ pools: pools.map((pool, index) => ({ ...pool, country: pool.country || (countries[index] ?? "") })) }, 200);
   });
-}
-
-/** Countries whose pools have been used: recorded by the scrapes themselves in D1. */
-async function poolCountries(env: Env): Promise<string[]> {
-  const { results } = await env.DB.prepare("SELECT country FROM browser_pools ORDER BY country").all<{ country: string }>();
-  return results.map((row) => row.country);
 }

@@ -9,7 +9,7 @@ import { deleteExpiredSignInRows, endAccountSessions, issueLoginLink } from "../
 import { recentLedgerEntries, usageSummary, type LedgerEntry, type UsageSummary } from "../accounts/usage";
 import { requireAdminToken } from "../auth/admin-token";
 import { adjustCredits } from "../credits/ledger";
-import { NotFoundError, ServiceError } from "../errors";
+import { ConflictError, NotFoundError } from "../errors";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
@@ -20,12 +20,6 @@ export const LOGIN_LINK_DEFAULT_MINUTES = 24 * 60;
 const LOGIN_LINK_MAX_MINUTES = 7 * 24 * 60;
 
 /** 409: the request is well formed but conflicts with the current state (a taken email, a balance that would go below 0). */
-class ConflictError extends ServiceError {
-  constructor(detail: string) {
-    super(409, detail);
-  }
-}
-
 export const ACCOUNT_NOT_FOUND_DETAIL = "Account not found.";
 export const KEY_NOT_FOUND_DETAIL = "API key not found.";
 

@@ -2,7 +2,7 @@
  * What every scrape request (sync or job submission) goes through after its parameters are valid: the API key, the
  * per-key rate limit, the 501 check for providers not built yet, and the credit charge.
  */
-import { authenticateApiKey, type AuthenticatedKey } from "../auth/api-keys";
+import { authenticateApiKey, touchApiKey, type AuthenticatedKey } from "../auth/api-keys";
 import { chargeCredits } from "../credits/ledger";
 import { TooManyRequestsError } from "../errors";
 import type { ScraperId } from "../params/scrape-params";
@@ -17,6 +17,7 @@ export interface AuthorizedScrape extends AuthenticatedKey {
 
 export async function authorizeScrape(env: Env, scraper: ScraperId, apiKey: string | undefined, operationId: string): Promise<AuthorizedScrape> {
   const key = await authenticateApiKey(env.DB, apiKey);
+  await touchApiKey(env.DB, key.keyId);
   const { success } = await env.KEY_RATE_LIMITER.limit({ key: key.keyId });
   if (!success) throw new TooManyRequestsError(RATE_LIMIT_DETAIL, 10);
   requireScraperModule(scraper);

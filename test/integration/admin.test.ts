@@ -135,9 +135,11 @@ describe("keys", () => {
     expect((await authProbe(key.api_key)).status).toBe(501);
 
     const view = await adminJson<AccountDetail>(`/admin/accounts/${account.account_id}`);
+    // The probe above used the key (authenticated, then 501), so it has a last use even though nothing was charged.
     expect(view.keys).toEqual([
-      { key_id: key.key_id, name: "CI pipeline", display_prefix: key.display_prefix, created_at: key.created_at, last_used_at: null, revoked: false, revoked_at: null },
+      { key_id: key.key_id, name: "CI pipeline", display_prefix: key.display_prefix, created_at: key.created_at, last_used_at: expect.any(String), revoked: false, revoked_at: null },
     ]);
+    expect(Date.parse(view.keys[0]?.last_used_at ?? "")).toBeGreaterThanOrEqual(Date.parse(key.created_at));
     expect(JSON.stringify(view)).not.toContain(key.api_key);
     const row = await env.DB.prepare("SELECT key_hash FROM api_keys WHERE id = ?").bind(key.key_id).first<{ key_hash: string }>();
     expect(row?.key_hash).toMatch(/^[0-9a-f]{64}$/);
