@@ -60,14 +60,19 @@ function benchParser(): void {
   const kept = Array.from({ length: 100 }, () => parseGrokCapture(captureOf("long-answer")));
   gc?.();
   const after = process.memoryUsage().heapUsed;
-  console.log(`retained heap per parsed long answer: ${((after - before) / kept.length / 1024).toFixed(1)} KiB${gc ? "" : " (approx.; run with --expose-gc for exact)"}`);
+  console.log(
+    `retained heap per parsed long answer: ${((after - before) / kept.length / 1024).toFixed(1)} KiB${gc ? "" : " (approx.; run with --expose-gc for exact)"}`,
+  );
 }
 
 async function benchEndToEnd(): Promise<void> {
   const base = process.env.BENCH_API_URL ?? "http://127.0.0.1:8787";
   const keyFile = ".local/dev-api-key";
   const adminFile = ".local/admin-token";
-  const reachable = await fetch(`${base}/openapi.json`).then((response) => response.ok, () => false);
+  const reachable = await fetch(`${base}/openapi.json`).then(
+    (response) => response.ok,
+    () => false,
+  );
   if (!reachable || !existsSync(keyFile)) {
     console.log(`\nEnd to end: skipped (start the stack with \`npm start\`; looked for ${base} and ${keyFile})`);
     return;
@@ -78,9 +83,12 @@ async function benchEndToEnd(): Promise<void> {
   const latencies: number[] = [];
   for (let index = 0; index < runs; index += 1) {
     const started = performance.now();
-    const response = await fetch(`${base}/scrapers/grok?prompt=${encodeURIComponent(`bench ${index}`)}&bypass_cache=true&country=${country}`, {
-      headers: { "X-API-Key": apiKey },
-    });
+    const response = await fetch(
+      `${base}/scrapers/grok?prompt=${encodeURIComponent(`bench ${index}`)}&bypass_cache=true&country=${country}`,
+      {
+        headers: { "X-API-Key": apiKey },
+      },
+    );
     await response.arrayBuffer();
     if (response.status !== 200) {
       console.log(`\nEnd to end: request ${index} answered ${response.status}; stopping`);
@@ -91,7 +99,9 @@ async function benchEndToEnd(): Promise<void> {
   const first = latencies[0] ?? Number.NaN;
   const warm = latencies.slice(1).sort((a, b) => a - b);
   console.log(`\nEnd to end (${runs} sequential sync grok scrapes, country ${country}, bypass_cache)`);
-  console.log(`first (may launch a browser): ${first.toFixed(0)} ms; warm p50 ${percentile(warm, 50).toFixed(0)} ms, p95 ${percentile(warm, 95).toFixed(0)} ms, max ${(warm.at(-1) ?? Number.NaN).toFixed(0)} ms`);
+  console.log(
+    `first (may launch a browser): ${first.toFixed(0)} ms; warm p50 ${percentile(warm, 50).toFixed(0)} ms, p95 ${percentile(warm, 95).toFixed(0)} ms, max ${(warm.at(-1) ?? Number.NaN).toFixed(0)} ms`,
+  );
   if (existsSync(adminFile)) {
     const stats = await fetch(`${base}/admin/pools?country=${country}`, {
       headers: { Authorization: `Bearer ${readFileSync(adminFile, "utf8").trim()}` },

@@ -20,6 +20,7 @@ check() {
     echo "✗ $name"; cat "$root/.cache/check-$name.log"; failed_checks=$((failed_checks + 1))
   fi
 }
+check lint-and-format biome check --assist-enabled=false .
 check typecheck-worker tsc -p tsconfig.json
 check typecheck-node tsc -p tsconfig.node.json
 check deploy-dry-run wrangler deploy --dry-run --outdir "$root/.cache/dry-run"

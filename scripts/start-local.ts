@@ -91,7 +91,11 @@ async function main(): Promise<void> {
   const now = new Date().toISOString();
   const keyHash = createHash("sha256").update(apiKey).digest("hex");
   wrangler([
-    "d1", "execute", "DB", "--local", "--command",
+    "d1",
+    "execute",
+    "DB",
+    "--local",
+    "--command",
     `INSERT OR IGNORE INTO accounts (id, name, email, credits, created_at) VALUES (${sqlText(DEV_ACCOUNT_ID)}, 'Local developer', 'dev@localhost', ${SIGN_UP_CREDITS}, ${sqlText(now)});
      INSERT OR IGNORE INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, created_at) VALUES (${sqlText(DEV_ACCOUNT_ID)}, 'grant', ${SIGN_UP_CREDITS}, ${SIGN_UP_CREDITS}, 'sign-up credits', 'signup:${DEV_ACCOUNT_ID}', ${sqlText(now)});
      INSERT OR IGNORE INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (${sqlText(DEV_KEY_ID)}, ${sqlText(DEV_ACCOUNT_ID)}, 'Local dev key', ${sqlText(keyHash)}, ${sqlText(apiKey.slice(0, 10))}, ${sqlText(now)});`,

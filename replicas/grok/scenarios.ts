@@ -114,10 +114,10 @@ export interface GrokScenario {
 }
 
 /** Deterministic ids and times of the scenario numbered `seq` (UUID-shaped like the real ones). */
-function fixedIds(seq: number): Pick<
-  GrokScenario,
-  "userResponseId" | "responseId" | "userCreateTime" | "modelCreateTime" | "modelHash"
-> & { conversationId: string; conversationTime: string } {
+function fixedIds(seq: number): Pick<GrokScenario, "userResponseId" | "responseId" | "userCreateTime" | "modelCreateTime" | "modelHash"> & {
+  conversationId: string;
+  conversationTime: string;
+} {
   const tail = String(seq).padStart(12, "0");
   const base = Date.UTC(2026, 2, 1 + seq, 9, 26, 53, 589);
   return {
@@ -189,7 +189,8 @@ const NO_POSTS_SOURCES: readonly GrokWebSearchResult[] = [
   {
     url: "https://en.wikipedia.org/wiki/Photosynthesis",
     title: "Photosynthesis - Wikipedia",
-    preview: "Photosynthesis is a system of biological processes by which photosynthetic organisms convert light energy into chemical energy.",
+    preview:
+      "Photosynthesis is a system of biological processes by which photosynthetic organisms convert light energy into chemical energy.",
     siteName: "Wikipedia",
     citationId: "",
   },
@@ -582,7 +583,13 @@ const thinkingTokens: GrokScenario = {
     {
       kind: "response",
       position: "before_answer",
-      fields: { token: "{\"results\":[\"search done\"]}", isThinking: false, isSoftStop: false, messageTag: "raw_function_result", messageStepId: 0 },
+      fields: {
+        token: '{"results":["search done"]}',
+        isThinking: false,
+        isSoftStop: false,
+        messageTag: "raw_function_result",
+        messageStepId: 0,
+      },
     },
     { kind: "response", position: "mid_answer", fields: { uiLayout: { reasoningUiLayout: "FUNCTION_CALL" } } },
   ],
@@ -649,7 +656,12 @@ const NULLABLE_SOURCES: readonly GrokWebSearchResult[] = [
 ];
 
 const nullOptionalFields: GrokScenario = {
-  ...baseScenario(8, "null-optional-fields", "null-optional-fields", "null title, missing/empty previews, no follow-ups, no title line, no model"),
+  ...baseScenario(
+    8,
+    "null-optional-fields",
+    "null-optional-fields",
+    "null title, missing/empty previews, no follow-ups, no title line, no model",
+  ),
   conversation: conversationOf(fixedIds(8), null),
   newTitle: null,
   streamedWebSearchResults: [NULLABLE_SOURCES],
@@ -667,7 +679,17 @@ const noConversationLine: GrokScenario = {
   ...baseScenario(9, "no-conversation-line", "no-conversation-line", "the stream starts at userResponse; no title line"),
   conversation: null,
   newTitle: null,
-  streamedWebSearchResults: [[{ url: "https://example.com/boiling", title: "Boiling point of water", preview: "100 °C at sea level.", siteName: "Example", citationId: "" }]],
+  streamedWebSearchResults: [
+    [
+      {
+        url: "https://example.com/boiling",
+        title: "Boiling point of water",
+        preview: "100 °C at sea level.",
+        siteName: "Example",
+        citationId: "",
+      },
+    ],
+  ],
   message: "Water boils at **100 °C** (212 °F) at sea level.",
   followUpSuggestions: ["Why does altitude change the boiling point?"],
   webSearchResults: [{ url: "https://example.com/boiling", title: "Boiling point of water", preview: "100 °C at sea level." }],
@@ -678,10 +700,20 @@ const noConversationLine: GrokScenario = {
 // no-response-wrapper
 
 const noResponseWrapper: GrokScenario = {
-  ...baseScenario(10, "no-response-wrapper", "no-response-wrapper", "older follow-up framing: {\"result\":{\"token\":…}} without response"),
+  ...baseScenario(10, "no-response-wrapper", "no-response-wrapper", 'older follow-up framing: {"result":{"token":…}} without response'),
   conversation: null,
   newTitle: null,
-  streamedWebSearchResults: [[{ url: "https://example.com/speed-of-light", title: "Speed of light", preview: "299,792,458 m/s", siteName: "Example", citationId: "" }]],
+  streamedWebSearchResults: [
+    [
+      {
+        url: "https://example.com/speed-of-light",
+        title: "Speed of light",
+        preview: "299,792,458 m/s",
+        siteName: "Example",
+        citationId: "",
+      },
+    ],
+  ],
   cards: [citationCard("11ce01", "https://example.com/speed-of-light")],
   message: `Light travels at exactly 299,792,458 m/s in vacuum${cite("11ce01", 0)}.`,
   followUpSuggestions: ["How long does sunlight take to reach Earth?"],
@@ -697,11 +729,27 @@ const noResponseWrapper: GrokScenario = {
 const skipMalformedLine: GrokScenario = {
   ...baseScenario(11, "skip-malformed-line", "skip-malformed-line", "a truncated, unparsable line mid-answer that must be skipped"),
   newTitle: "Largest planet",
-  streamedWebSearchResults: [[{ url: "https://science.nasa.gov/jupiter/", title: "Jupiter - NASA Science", preview: "Jupiter is the largest planet in our solar system.", siteName: "NASA Science", citationId: "" }]],
+  streamedWebSearchResults: [
+    [
+      {
+        url: "https://science.nasa.gov/jupiter/",
+        title: "Jupiter - NASA Science",
+        preview: "Jupiter is the largest planet in our solar system.",
+        siteName: "NASA Science",
+        citationId: "",
+      },
+    ],
+  ],
   extraLines: [{ kind: "raw", position: "mid_answer", text: '{"result":{"response":{"token":" brok' }],
   message: "Jupiter is the largest planet in the Solar System, more than twice as massive as all the others combined.",
   followUpSuggestions: ["How many moons does Jupiter have?"],
-  webSearchResults: [{ url: "https://science.nasa.gov/jupiter/", title: "Jupiter - NASA Science", preview: "Jupiter is the largest planet in our solar system." }],
+  webSearchResults: [
+    {
+      url: "https://science.nasa.gov/jupiter/",
+      title: "Jupiter - NASA Science",
+      preview: "Jupiter is the largest planet in our solar system.",
+    },
+  ],
   xposts: [],
 };
 
@@ -761,7 +809,13 @@ function longAnswer(): string {
     sections.push(`- Key idea ${n}.3: ${topic} opened new markets.`);
     sections.push("");
     if (n % 6 === 0) {
-      sections.push("| Metric | Before | After |", "|---|---:|---:|", `| Ops per second | ${n}k | ${n * 10}k |`, `| Cost per op | $${n}.00 | $0.${n} |`, "");
+      sections.push(
+        "| Metric | Before | After |",
+        "|---|---:|---:|",
+        `| Ops per second | ${n}k | ${n * 10}k |`,
+        `| Cost per op | $${n}.00 | $0.${n} |`,
+        "",
+      );
     }
     if (n % 9 === 0) {
       sections.push("```python", `def era_${n}(ops: int) -> float:`, `    return ops / ${n}.0`, "```", "");

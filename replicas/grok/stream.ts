@@ -138,7 +138,8 @@ export function buildGrokLines(scenario: GrokScenario, request: GrokRequestEcho)
   if (scenario.includeModel) modelResponse.model = `grok-4-${request.modeId}`;
   lines.push(line("modelResponse", { modelResponse }));
 
-  if (scenario.newTitle !== null) lines.push({ kind: "title", text: JSON.stringify({ result: { title: { newTitle: scenario.newTitle } } }) });
+  if (scenario.newTitle !== null)
+    lines.push({ kind: "title", text: JSON.stringify({ result: { title: { newTitle: scenario.newTitle } } }) });
   return lines;
 }
 

@@ -62,7 +62,10 @@ export async function createAccount(
 }
 
 export async function getAccount(db: D1Database, accountId: string): Promise<Account | null> {
-  const row = await db.prepare("SELECT id, name, email, credits, created_at FROM accounts WHERE id = ?").bind(accountId).first<AccountRow>();
+  const row = await db
+    .prepare("SELECT id, name, email, credits, created_at FROM accounts WHERE id = ?")
+    .bind(accountId)
+    .first<AccountRow>();
   return row === null ? null : toAccount(row);
 }
 

@@ -69,7 +69,16 @@ export async function createApiKey(db: D1Database, accountId: string, name: stri
   if (result.meta.changes === 1) {
     return {
       status: "created",
-      key: { keyId: key.keyId, accountId, name, displayPrefix: key.displayPrefix, createdAt, lastUsedAt: null, revokedAt: null, apiKey: key.apiKey },
+      key: {
+        keyId: key.keyId,
+        accountId,
+        name,
+        displayPrefix: key.displayPrefix,
+        createdAt,
+        lastUsedAt: null,
+        revokedAt: null,
+        apiKey: key.apiKey,
+      },
     };
   }
   const exists = await db.prepare("SELECT 1 AS found FROM accounts WHERE id = ?").bind(accountId).first();

@@ -56,7 +56,13 @@ export async function consumeLoginLink(db: D1Database, token: string, now = new 
   return row?.account_id ?? null;
 }
 
-export async function createSession(db: D1Database, sessionId: string, accountId: string, ttlMs: number, now = new Date()): Promise<SessionRecord> {
+export async function createSession(
+  db: D1Database,
+  sessionId: string,
+  accountId: string,
+  ttlMs: number,
+  now = new Date(),
+): Promise<SessionRecord> {
   const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
   await db
     .prepare("INSERT INTO dashboard_sessions (id_hash, account_id, created_at, expires_at) VALUES (?, ?, ?, ?)")
@@ -74,7 +80,10 @@ export async function findSession(db: D1Database, sessionId: string, now = new D
 }
 
 export async function endSession(db: D1Database, sessionId: string): Promise<void> {
-  await db.prepare("DELETE FROM dashboard_sessions WHERE id_hash = ?").bind(await sha256Hex(sessionId)).run();
+  await db
+    .prepare("DELETE FROM dashboard_sessions WHERE id_hash = ?")
+    .bind(await sha256Hex(sessionId))
+    .run();
 }
 
 /** Signs the account out everywhere (operator action). Returns how many sessions ended. */

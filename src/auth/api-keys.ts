@@ -5,8 +5,7 @@
 import { UnauthorizedError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
 
-export const MISSING_KEY_DETAIL =
-  "Missing API key. Pass it in the X-API-Key header (recommended) or as the api_key query parameter.";
+export const MISSING_KEY_DETAIL = "Missing API key. Pass it in the X-API-Key header (recommended) or as the api_key query parameter.";
 export const INVALID_KEY_DETAIL = "Invalid API key: it matches no active key (it may have been revoked).";
 
 export interface AuthenticatedKey {

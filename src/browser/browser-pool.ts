@@ -60,7 +60,12 @@ export class BrowserPool extends DurableObject<Env> {
     const stored = ctx.storage.kv.get<PooledSession[]>(SESSIONS_KEY) ?? [];
     this.sessions = new Map(stored.map((session) => [session.sessionId, session]));
     this.counters = ctx.storage.kv.get<Counters>(COUNTERS_KEY) ?? {
-      launches: 0, reuses: 0, failures: 0, discarded: 0, rejectedQueueFull: 0, rejectedWarmingUp: 0,
+      launches: 0,
+      reuses: 0,
+      failures: 0,
+      discarded: 0,
+      rejectedQueueFull: 0,
+      rejectedWarmingUp: 0,
     };
     this.launchTimes = ctx.storage.kv.get<number[]>(LAUNCH_TIMES_KEY) ?? [];
   }
@@ -107,11 +112,14 @@ export class BrowserPool extends DurableObject<Env> {
         domainsKey,
         leaseMs: request.leaseMs,
         resolve,
-        timer: setTimeout(() => {
-          const index = this.waiters.indexOf(waiter);
-          if (index >= 0) this.waiters.splice(index, 1);
-          resolve({ ok: false, reason: "wait_timeout", retryAfterSeconds: 5 });
-        }, Math.max(0, request.waitMs)),
+        timer: setTimeout(
+          () => {
+            const index = this.waiters.indexOf(waiter);
+            if (index >= 0) this.waiters.splice(index, 1);
+            resolve({ ok: false, reason: "wait_timeout", retryAfterSeconds: 5 });
+          },
+          Math.max(0, request.waitMs),
+        ),
       };
       this.waiters.push(waiter);
     });
@@ -200,7 +208,11 @@ export class BrowserPool extends DurableObject<Env> {
       if (limits.allowedBrowserAcquisitions <= 0) {
         this.counters.rejectedWarmingUp += 1;
         this.persist();
-        return { ok: false, reason: "warming_up", retryAfterSeconds: Math.max(1, Math.ceil(limits.timeUntilNextAllowedBrowserAcquisition / 1000)) };
+        return {
+          ok: false,
+          reason: "warming_up",
+          retryAfterSeconds: Math.max(1, Math.ceil(limits.timeUntilNextAllowedBrowserAcquisition / 1000)),
+        };
       }
       const { sessionId } = await puppeteer.acquire(
         this.env.BROWSER,

@@ -4,7 +4,7 @@
  * session stays open for the next scrape) or reports the session broken so the pool replaces it.
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
-import { PoolWarmingUpError, ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
+import { PoolWarmingUpError, type ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
 import { browserPoolStub } from "./browser-pool";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";

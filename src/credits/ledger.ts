@@ -50,7 +50,13 @@ export async function chargeCredits(db: D1Database, charge: ChargeRequest, now =
  * Gives back what `operationId` was charged, once: a second call, or a call for an operation that was never charged,
  * changes nothing. Returns true when this call made the refund.
  */
-export async function refundCredits(db: D1Database, accountId: string, operationId: string, reason: string, now = new Date()): Promise<boolean> {
+export async function refundCredits(
+  db: D1Database,
+  accountId: string,
+  operationId: string,
+  reason: string,
+  now = new Date(),
+): Promise<boolean> {
   const [insert] = await db.batch([
     db
       .prepare(

@@ -8,7 +8,15 @@ import { Hono, type Context } from "hono";
 import { getAccount, type Account } from "../accounts/accounts";
 import { recentJobs, type IndexedJobWithKey } from "../accounts/jobs-index";
 import { MAX_ACTIVE_KEYS, createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../accounts/keys";
-import { consumeLoginLink, createSession, deleteExpiredSignInRows, endSession, findSession, newSessionId, peekLoginLink } from "../accounts/sign-in";
+import {
+  consumeLoginLink,
+  createSession,
+  deleteExpiredSignInRows,
+  endSession,
+  findSession,
+  newSessionId,
+  peekLoginLink,
+} from "../accounts/sign-in";
 import { dailyUsage, recentLedgerEntries, usageSummary } from "../accounts/usage";
 import { ServiceError, toServiceError } from "../errors";
 import type { AppEnv } from "../http/app-env";
@@ -85,8 +93,7 @@ function toSignIn(c: DashboardContext): Response {
 function forbiddenPage(c: DashboardContext): Response | Promise<Response> {
   return c.html(
     <MessagePage title="This form has expired" action={{ href: "/dashboard", label: "Back to the dashboard" }}>
-      The form was sent from another site, or the page was open for too long. Nothing was changed. Go back, reload the page and try
-      again.
+      The form was sent from another site, or the page was open for too long. Nothing was changed. Go back, reload the page and try again.
     </MessagePage>,
     403,
   );
@@ -194,7 +201,10 @@ function createDashboard(): Hono<AppEnv> {
     const token = form.token ?? "";
     if (!isSameOriginRequest(c) || !(await verifyLoginCsrf(c, secret, form._csrf ?? ""))) {
       return c.html(
-        <MessagePage title="Please open your sign-in link again" action={LOGIN_TOKEN_PATTERN.test(token) ? { href: `/dashboard/login/${token}`, label: "Continue" } : undefined}>
+        <MessagePage
+          title="Please open your sign-in link again"
+          action={LOGIN_TOKEN_PATTERN.test(token) ? { href: `/dashboard/login/${token}`, label: "Continue" } : undefined}
+        >
           The sign-in page was open for too long or was not sent from this site. Your link has not been used.
         </MessagePage>,
         403,
@@ -216,7 +226,9 @@ function createDashboard(): Hono<AppEnv> {
     await createSession(c.env.DB, sessionId, accountId, SESSION_TTL_MS);
     await setSessionCookie(c, secret, sessionId);
     clearLoginNonceCookie(c);
-    c.executionCtx.waitUntil(deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)));
+    c.executionCtx.waitUntil(
+      deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)),
+    );
     return c.redirect("/dashboard", 303);
   });
 
@@ -263,10 +275,16 @@ function createDashboard(): Hono<AppEnv> {
     if (result instanceof Response) return result;
     const { signedIn, form } = result;
     const name = (form.name ?? "").trim();
-    if (name.length === 0 || name.length > 100) return renderKeysPage(c, signedIn, { formError: KEY_NAME_ERROR, formName: name.slice(0, 100) }, 400);
+    if (name.length === 0 || name.length > 100)
+      return renderKeysPage(c, signedIn, { formError: KEY_NAME_ERROR, formName: name.slice(0, 100) }, 400);
     const outcome = await createApiKey(c.env.DB, signedIn.account.accountId, name);
     if (outcome.status === "too_many_keys") {
-      return renderKeysPage(c, signedIn, { formError: `You already have ${MAX_ACTIVE_KEYS} active keys. Revoke one you no longer use first.`, formName: name }, 409);
+      return renderKeysPage(
+        c,
+        signedIn,
+        { formError: `You already have ${MAX_ACTIVE_KEYS} active keys. Revoke one you no longer use first.`, formName: name },
+        409,
+      );
     }
     if (outcome.status === "account_not_found") return toSignIn(c);
     // The only response that ever carries the full key: rendered directly (no redirect), never cached.
@@ -325,10 +343,16 @@ function createDashboard(): Hono<AppEnv> {
 
   dashboard.onError((error, c) => {
     const serviceError = error instanceof ServiceError ? error : toServiceError(error);
-    if (serviceError.status >= 500) console.error(`dashboard ${c.req.method} ${c.req.path} -> ${serviceError.status}`, serviceError.cause ?? error);
+    if (serviceError.status >= 500)
+      console.error(`dashboard ${c.req.method} ${c.req.path} -> ${serviceError.status}`, serviceError.cause ?? error);
     return c.html(
-      <MessagePage title={serviceError.status === 503 ? "The dashboard is unavailable" : "Something went wrong"} action={{ href: "/dashboard", label: "Try again" }}>
-        {serviceError.status >= 500 && serviceError.status !== 503 ? "An unexpected error occurred. Please try again in a moment." : serviceError.detail}
+      <MessagePage
+        title={serviceError.status === 503 ? "The dashboard is unavailable" : "Something went wrong"}
+        action={{ href: "/dashboard", label: "Try again" }}
+      >
+        {serviceError.status >= 500 && serviceError.status !== 503
+          ? "An unexpected error occurred. Please try again in a moment."
+          : serviceError.detail}
       </MessagePage>,
       serviceError.status as 500,
     );

@@ -26,7 +26,10 @@ let cachedKey: { secret: string; key: CryptoKey } | undefined;
 
 async function hmacKey(secret: string): Promise<CryptoKey> {
   if (cachedKey?.secret === secret) return cachedKey.key;
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+    "verify",
+  ]);
   cachedKey = { secret, key };
   return key;
 }

@@ -62,7 +62,14 @@ export function UsageChart({ days, size }: { days: DailyUsage[]; size: keyof typ
         const height = day.credits === 0 ? 2 : Math.max(3, (day.credits / max) * plotHeight);
         const x = LEFT + index * slot + (slot - barWidth) / 2;
         return (
-          <rect class={day.credits === 0 ? "bar zero" : "bar"} x={x.toFixed(1)} y={(TOP + plotHeight - height).toFixed(1)} width={barWidth.toFixed(1)} height={height.toFixed(1)} rx="2">
+          <rect
+            class={day.credits === 0 ? "bar zero" : "bar"}
+            x={x.toFixed(1)}
+            y={(TOP + plotHeight - height).toFixed(1)}
+            width={barWidth.toFixed(1)}
+            height={height.toFixed(1)}
+            rx="2"
+          >
             <title>{`${formatShortDay(day.day)}: ${formatNumber(day.credits)} credits, ${formatNumber(day.requests)} ${day.requests === 1 ? "request" : "requests"}`}</title>
           </rect>
         );

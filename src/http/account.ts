@@ -33,7 +33,10 @@ const route = createRoute({
   security: API_KEY_SECURITY,
   request: {
     query: z.object({
-      api_key: z.string().optional().openapi({ param: { name: "api_key", in: "query" }, description: "Alternative to the X-API-Key header" }),
+      api_key: z
+        .string()
+        .optional()
+        .openapi({ param: { name: "api_key", in: "query" }, description: "Alternative to the X-API-Key header" }),
     }),
   },
   responses: {

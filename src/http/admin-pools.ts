@@ -41,15 +41,13 @@ const route = createRoute({
   path: "/admin/pools",
   tags: ["Operator"],
   summary: "Browser pools per country",
-  description: "Sessions (busy/idle), wait queue, and launches, reuses and failures since the pool started. `country` limits the view to one pool.",
+  description:
+    "Sessions (busy/idle), wait queue, and launches, reuses and failures since the pool started. `country` limits the view to one pool.",
   security: [{ AdminToken: [] }],
   middleware: [requireAdminToken] as const,
   request: {
     query: z.object({
-      country: z
-        .string()
-        .optional()
-        .openapi({ description: "ISO 3166-1 alpha-2; default: every country that has used its pool" }),
+      country: z.string().optional().openapi({ description: "ISO 3166-1 alpha-2; default: every country that has used its pool" }),
     }),
   },
   responses: {
@@ -74,7 +72,7 @@ const configureRoute = createRoute({
   tags: ["Operator"],
   summary: "Override one country's pool settings",
   description:
-    "For example `{\"launches_per_minute\": 0}` stops new browser sessions in that country while warm ones keep serving. " +
+    'For example `{"launches_per_minute": 0}` stops new browser sessions in that country while warm ones keep serving. ' +
     "`null` restores the wrangler.toml values.",
   security: [{ AdminToken: [] }],
   middleware: [requireAdminToken] as const,
@@ -99,7 +97,8 @@ const configureRoute = createRoute({
 export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(configureRoute, async (c) => {
     const country = c.req.valid("param").country.toUpperCase();
-    if (!ISO_COUNTRY_CODES.has(country)) throw new InvalidParameterError(`country: ${country} is not an assigned ISO 3166-1 alpha-2 country code`);
+    if (!ISO_COUNTRY_CODES.has(country))
+      throw new InvalidParameterError(`country: ${country} is not an assigned ISO 3166-1 alpha-2 country code`);
     const body = c.req.valid("json");
     const overrides =
       body === null
@@ -114,7 +113,12 @@ export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
           );
     const config = (await browserPoolStub(c.env, country).configure(overrides)) as PoolConfig;
     return c.json(
-      { size: config.size, queue_limit: config.queueLimit, keep_alive_ms: config.keepAliveMs, launches_per_minute: config.launchesPerMinute },
+      {
+        size: config.size,
+        queue_limit: config.queueLimit,
+        keep_alive_ms: config.keepAliveMs,
+        launches_per_minute: config.launchesPerMinute,
+      },
       200,
     );
   });
@@ -122,7 +126,9 @@ export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
     const requested = c.req.valid("query").country?.toUpperCase();
     const countries = requested !== undefined ? [requested] : await listPoolCountries(c.env.DB);
     const pools = await Promise.all(
-      countries.filter((country) => ISO_COUNTRY_CODES.has(country)).map(async (country) => (await browserPoolStub(c.env, country).stats()) as PoolStats),
+      countries
+        .filter((country) => ISO_COUNTRY_CODES.has(country))
+        .map(async (country) => (await browserPoolStub(c.env, country).stats()) as PoolStats),
     );
     return c.json({ pools: pools.map((pool, index) => ({ ...pool, country: pool.country || (countries[index] ?? "") })) }, 200);
   });

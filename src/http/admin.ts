@@ -40,7 +40,9 @@ export const ApiKeySummarySchema = z
   .object({
     key_id: z.string(),
     name: z.string(),
-    display_prefix: z.string().openapi({ description: "First characters of the key, to recognise it; the key itself is never shown again", example: "sk_Ab3dE9x" }),
+    display_prefix: z
+      .string()
+      .openapi({ description: "First characters of the key, to recognise it; the key itself is never shown again", example: "sk_Ab3dE9x" }),
     created_at: z.string().openapi({ format: "date-time" }),
     last_used_at: z.string().nullable().openapi({ format: "date-time" }),
     revoked: z.boolean(),
@@ -71,7 +73,13 @@ const LedgerEntrySchema = z
   .openapi("LedgerEntry");
 
 export function accountJson(account: Account) {
-  return { account_id: account.accountId, name: account.name, email: account.email, credits: account.credits, created_at: account.createdAt };
+  return {
+    account_id: account.accountId,
+    name: account.name,
+    email: account.email,
+    credits: account.credits,
+    created_at: account.createdAt,
+  };
 }
 
 export function apiKeyJson(key: ApiKeySummary) {
@@ -166,7 +174,11 @@ const LoginLinkBody = z
   .openapi("CreateLoginLink");
 
 const AccountIdParam = z.object({
-  account_id: z.string().min(1).max(100).openapi({ param: { name: "account_id", in: "path" }, example: "acct_3kq9PZr0c2mXw1aB" }),
+  account_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: "account_id", in: "path" }, example: "acct_3kq9PZr0c2mXw1aB" }),
 });
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -211,7 +223,10 @@ const listAccountsRoute = createRoute({
         .max(200, { error: "must be an integer from 1 to 200" })
         .default(50)
         .openapi({ param: { name: "limit", in: "query" }, type: "integer", default: 50 }),
-      before: z.string().optional().openapi({ param: { name: "before", in: "query" }, description: "created_at of the last account of the previous page" }),
+      before: z
+        .string()
+        .optional()
+        .openapi({ param: { name: "before", in: "query" }, description: "created_at of the last account of the previous page" }),
     }),
   },
   responses: {
@@ -271,8 +286,17 @@ const revokeKeyRoute = createRoute({
   method: "delete",
   path: "/admin/keys/{key_id}",
   summary: "Revoke an API key",
-  description: "Takes effect on the very next request made with the key (401). Revoking a revoked key changes nothing and answers the same.",
-  request: { params: z.object({ key_id: z.string().min(1).max(100).openapi({ param: { name: "key_id", in: "path" } }) }) },
+  description:
+    "Takes effect on the very next request made with the key (401). Revoking a revoked key changes nothing and answers the same.",
+  request: {
+    params: z.object({
+      key_id: z
+        .string()
+        .min(1)
+        .max(100)
+        .openapi({ param: { name: "key_id", in: "path" } }),
+    }),
+  },
   responses: {
     200: { description: "The revoked key", content: json(ApiKeySummarySchema.extend({ account_id: z.string() }).openapi("RevokedApiKey")) },
     ...UNAUTHORIZED,
@@ -285,7 +309,8 @@ const adjustCreditsRoute = createRoute({
   method: "post",
   path: "/admin/accounts/{account_id}/credits",
   summary: "Top up or correct the balance",
-  description: "Adds `delta` (negative to remove) atomically and records it in the ledger as an `adjustment`. The balance never goes below 0: a removal larger than the balance is refused with 409 and changes nothing.",
+  description:
+    "Adds `delta` (negative to remove) atomically and records it in the ledger as an `adjustment`. The balance never goes below 0: a removal larger than the balance is refused with 409 and changes nothing.",
   request: { params: AccountIdParam, body: jsonBody(AdjustCreditsBody) },
   responses: {
     200: {
@@ -311,7 +336,11 @@ const loginLinkRoute = createRoute({
   responses: {
     201: {
       description: "The link (shown once)",
-      content: json(z.object({ login_url: z.string().openapi({ format: "uri" }), expires_at: z.string().openapi({ format: "date-time" }) }).openapi("LoginLink")),
+      content: json(
+        z
+          .object({ login_url: z.string().openapi({ format: "uri" }), expires_at: z.string().openapi({ format: "date-time" }) })
+          .openapi("LoginLink"),
+      ),
     },
     ...BAD_REQUEST,
     ...UNAUTHORIZED,
@@ -359,7 +388,10 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       usageSummary(c.env.DB, account.accountId),
       recentLedgerEntries(c.env.DB, account.accountId, RECENT_ACTIVITY_LIMIT),
     ]);
-    return c.json({ ...accountJson(account), keys: keys.map(apiKeyJson), usage: usageJson(usage), recent_activity: activity.map(ledgerJson) }, 200);
+    return c.json(
+      { ...accountJson(account), keys: keys.map(apiKeyJson), usage: usageJson(usage), recent_activity: activity.map(ledgerJson) },
+      200,
+    );
   });
 
   app.openapi(createKeyRoute, async (c) => {
@@ -370,7 +402,10 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     const { key } = outcome;
     c.header("Cache-Control", "no-store");
-    return c.json({ key_id: key.keyId, api_key: key.apiKey, name: key.name, display_prefix: key.displayPrefix, created_at: key.createdAt }, 201);
+    return c.json(
+      { key_id: key.keyId, api_key: key.apiKey, name: key.name, display_prefix: key.displayPrefix, created_at: key.createdAt },
+      201,
+    );
   });
 
   app.openapi(revokeKeyRoute, async (c) => {
@@ -395,7 +430,9 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     const minutes = c.req.valid("json").ttl_minutes ?? LOGIN_LINK_DEFAULT_MINUTES;
     const link = await issueLoginLink(c.env.DB, accountId, minutes * 60_000);
     if (link === null) throw new NotFoundError(ACCOUNT_NOT_FOUND_DETAIL);
-    c.executionCtx.waitUntil(deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)));
+    c.executionCtx.waitUntil(
+      deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)),
+    );
     c.header("Cache-Control", "no-store");
     return c.json({ login_url: `${requestBaseUrl(c)}/dashboard/login/${link.token}`, expires_at: link.expiresAt }, 201);
   });

@@ -93,13 +93,17 @@ ${operations.map(
   (operation) => html`<section>
   <div><span class="verb ${operation.method.toLowerCase()}">${operation.method}</span> <span class="path">${operation.path}</span></div>
   <p><strong>${operation.summary}</strong>${operation.description ? html` — ${operation.description}` : ""}</p>
-  ${operation.parameters.length > 0
-    ? html`<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Default</th><th>Description</th></tr>
+  ${
+    operation.parameters.length > 0
+      ? html`<table><tr><th>Parameter</th><th>In</th><th>Type</th><th>Default</th><th>Description</th></tr>
       ${operation.parameters.map(
-        (parameter) => html`<tr><td><code>${parameter.name}</code>${parameter.required ? raw(' <span class="req">required</span>') : ""}</td>
+        (
+          parameter,
+        ) => html`<tr><td><code>${parameter.name}</code>${parameter.required ? raw(' <span class="req">required</span>') : ""}</td>
         <td>${parameter.in}</td><td>${parameter.type}</td><td>${parameter.default}</td><td>${parameter.description}</td></tr>`,
       )}</table>`
-    : ""}
+      : ""
+  }
   <table><tr><th>Status</th><th>Meaning</th></tr>
   ${operation.responses.map((response) => html`<tr><td>${response.status}</td><td>${response.description}</td></tr>`)}</table>
 </section>`,

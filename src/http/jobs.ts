@@ -14,7 +14,6 @@ import { requestBaseUrl } from "./request-context";
 export const JOB_NOT_FOUND_DETAIL = "Job not found. It may have expired (jobs are retained for 24 hours) or the ID is invalid.";
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-
 function registerSubmitRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void {
   const { 408: _noTimeoutOnSubmit, ...errors } = SCRAPE_ERROR_RESPONSES;
   const route = createRoute({

@@ -26,7 +26,13 @@ export async function submitJob(
   const jobId = crypto.randomUUID();
   const authorized = await authorizeScrape(env, submission.scraper, apiKey, jobId);
   // The dashboard's list of jobs (Durable Objects cannot be listed); never throws.
-  await recordSubmittedJob(env.DB, { jobId, accountId: authorized.accountId, keyId: authorized.keyId, scraper: submission.scraper, createdAt: new Date().toISOString() });
+  await recordSubmittedJob(env.DB, {
+    jobId,
+    accountId: authorized.accountId,
+    keyId: authorized.keyId,
+    scraper: submission.scraper,
+    createdAt: new Date().toISOString(),
+  });
   const stub = jobStub(env, jobId);
   try {
     // The key never rests in the job record.

@@ -21,12 +21,17 @@ const COUNTRIES_REFUSED: Partial<Record<ScraperId, readonly string[]>> = {
 };
 
 const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
-  true: true, "1": true, yes: true, on: true,
-  false: false, "0": false, no: false, off: false,
+  true: true,
+  "1": true,
+  yes: true,
+  on: true,
+  false: false,
+  "0": false,
+  no: false,
+  off: false,
 };
 
-const requiredString = (message: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? "is required" : message) });
+const requiredString = (message: string) => z.string({ error: (issue) => (issue.input === undefined ? "is required" : message) });
 
 function booleanParam(name: string, defaultValue: boolean, description: string) {
   return z
@@ -47,30 +52,42 @@ function booleanParam(name: string, defaultValue: boolean, description: string) 
 const promptParam = requiredString("must be 1 to 4000 characters and not blank")
   .max(4000, { error: "must be 1 to 4000 characters and not blank" })
   .refine((prompt) => prompt.trim().length > 0, { error: "must be 1 to 4000 characters and not blank" })
-  .openapi({ param: { name: "prompt", in: "query", required: true }, description: "The prompt to submit (1 to 4,000 characters, not blank)", example: "What are people saying about the new Falcon launch?" });
+  .openapi({
+    param: { name: "prompt", in: "query", required: true },
+    description: "The prompt to submit (1 to 4,000 characters, not blank)",
+    example: "What are people saying about the new Falcon launch?",
+  });
 
 function countryParam(scraper: ScraperId) {
   const refused = COUNTRIES_REFUSED[scraper] ?? [];
   return z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    const code = (raw ?? "US").trim().toUpperCase();
-    if (code.length !== 2) {
-      ctx.addIssue({ code: "custom", message: "must be exactly 2 characters (an ISO 3166-1 alpha-2 code such as US or DE)" });
-      return z.NEVER;
-    }
-    if (!ISO_COUNTRY_CODES.has(code)) {
-      ctx.addIssue({ code: "custom", message: `${code} is not an assigned ISO 3166-1 alpha-2 country code` });
-      return z.NEVER;
-    }
-    if (refused.includes(code)) {
-      ctx.addIssue({ code: "custom", message: `${code} is not supported by the ${scraper} scraper` });
-      return z.NEVER;
-    }
-    return code;
-  })
-  .openapi({ param: { name: "country", in: "query" }, type: "string", default: "US", description: "ISO 3166-1 alpha-2 country the request is routed through (case-insensitive)" + (refused.length > 0 ? `; ${refused.join(" and ")} are not supported by this scraper` : ""), example: "US" });
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const code = (raw ?? "US").trim().toUpperCase();
+      if (code.length !== 2) {
+        ctx.addIssue({ code: "custom", message: "must be exactly 2 characters (an ISO 3166-1 alpha-2 code such as US or DE)" });
+        return z.NEVER;
+      }
+      if (!ISO_COUNTRY_CODES.has(code)) {
+        ctx.addIssue({ code: "custom", message: `${code} is not an assigned ISO 3166-1 alpha-2 country code` });
+        return z.NEVER;
+      }
+      if (refused.includes(code)) {
+        ctx.addIssue({ code: "custom", message: `${code} is not supported by the ${scraper} scraper` });
+        return z.NEVER;
+      }
+      return code;
+    })
+    .openapi({
+      param: { name: "country", in: "query" },
+      type: "string",
+      default: "US",
+      description:
+        "ISO 3166-1 alpha-2 country the request is routed through (case-insensitive)" +
+        (refused.length > 0 ? `; ${refused.join(" and ")} are not supported by this scraper` : ""),
+      example: "US",
+    });
 }
 
 const timeoutParam = z
@@ -85,7 +102,14 @@ const timeoutParam = z
     }
     return seconds;
   })
-  .openapi({ param: { name: "timeout", in: "query" }, type: "number", default: 300, minimum: 10, maximum: 600, description: "Seconds to wait for the scrape (per attempt for jobs)" });
+  .openapi({
+    param: { name: "timeout", in: "query" },
+    type: "number",
+    default: 300,
+    minimum: 10,
+    maximum: 600,
+    description: "Seconds to wait for the scrape (per attempt for jobs)",
+  });
 
 const apiKeyParam = z
   .string()
@@ -121,7 +145,11 @@ const scraperSpecificShapes = {
     web_search: booleanParam("web_search", true, "true searches the web before answering; false answers from trained knowledge only"),
   },
   grok: {
-    mode: modeParam(GROK_MODES, "MODEL_MODE_AUTO", "Reasoning mode: AUTO (provider chooses), FAST (smaller model), EXPERT (deeper reasoning)"),
+    mode: modeParam(
+      GROK_MODES,
+      "MODEL_MODE_AUTO",
+      "Reasoning mode: AUTO (provider chooses), FAST (smaller model), EXPERT (deeper reasoning)",
+    ),
   },
   copilot: {
     mode: modeParam(COPILOT_MODES, "search", "search (web-grounded), smart, chat, reasoning or study"),

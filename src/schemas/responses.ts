@@ -86,7 +86,10 @@ export const ChatgptResponseSchema = CommonScrapeFieldsSchema.extend({
   links: z.array(z.object({ text: z.string(), url: z.string() })),
   search_queries: z.array(z.string()),
   llm_model: z.string().nullable(),
-  result_markdown_json: z.array(z.record(z.string(), z.unknown())).optional().openapi({ description: "markdown-it token tree; only with markdown_json=true" }),
+  result_markdown_json: z
+    .array(z.record(z.string(), z.unknown()))
+    .optional()
+    .openapi({ description: "markdown-it token tree; only with markdown_json=true" }),
 }).openapi("ChatgptResponse");
 
 export const PerplexityResponseSchema = CommonScrapeFieldsSchema.extend({

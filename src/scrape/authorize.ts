@@ -15,7 +15,12 @@ export interface AuthorizedScrape extends AuthenticatedKey {
   creditsRemaining: number;
 }
 
-export async function authorizeScrape(env: Env, scraper: ScraperId, apiKey: string | undefined, operationId: string): Promise<AuthorizedScrape> {
+export async function authorizeScrape(
+  env: Env,
+  scraper: ScraperId,
+  apiKey: string | undefined,
+  operationId: string,
+): Promise<AuthorizedScrape> {
   const key = await authenticateApiKey(env.DB, apiKey);
   await touchApiKey(env.DB, key.keyId);
   const { success } = await env.KEY_RATE_LIMITER.limit({ key: key.keyId });

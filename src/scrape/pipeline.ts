@@ -41,7 +41,11 @@ export function requireScraperModule<Id extends ScraperId>(scraper: Id): Scraper
  * Runs one scrape within `timeoutSeconds`. On time-out the page work is abandoned (its page and session are released
  * by their own `finally` blocks) and ScrapeTimeoutError is thrown.
  */
-export async function runScrape<Id extends ScraperId>(env: Env, request: ScrapeRequest<Id>, timeoutSeconds: number): Promise<ScrapeResponse> {
+export async function runScrape<Id extends ScraperId>(
+  env: Env,
+  request: ScrapeRequest<Id>,
+  timeoutSeconds: number,
+): Promise<ScrapeResponse> {
   const controller = new AbortController();
   const deadline = Date.now() + timeoutSeconds * 1000;
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -60,7 +60,10 @@ describe("the dashboard in Chromium", () => {
   let apiKey = "";
 
   it("the operator creates the customer and a one-time sign-in link", async () => {
-    const account = await admin<{ account_id: string; credits: number }>("/admin/accounts", "POST", { name: "Northwind Analytics", email: "dev@northwind.example" });
+    const account = await admin<{ account_id: string; credits: number }>("/admin/accounts", "POST", {
+      name: "Northwind Analytics",
+      email: "dev@northwind.example",
+    });
     expect(account.credits).toBe(1500);
     accountId = account.account_id;
     loginUrl = (await admin<{ login_url: string }>(`/admin/accounts/${accountId}/login-links`, "POST")).login_url;
@@ -118,9 +121,12 @@ describe("the dashboard in Chromium", () => {
     expect(((await account.json()) as { credits_remaining: number }).credits_remaining).toBe(1500);
 
     // A real scrape: the Worker drives Chromium against the Grok replica.
-    const scrape = await fetch(`${baseUrl}/scrapers/grok?prompt=${encodeURIComponent("What are people saying about the dashboard launch?")}`, {
-      headers: { "X-API-Key": apiKey },
-    });
+    const scrape = await fetch(
+      `${baseUrl}/scrapers/grok?prompt=${encodeURIComponent("What are people saying about the dashboard launch?")}`,
+      {
+        headers: { "X-API-Key": apiKey },
+      },
+    );
     expect(scrape.status).toBe(200);
     expect(scrape.headers.get("X-Credits-Remaining")).toBe("1497");
 
@@ -133,7 +139,10 @@ describe("the dashboard in Chromium", () => {
     expect(submitted.headers.get("X-Credits-Remaining")).toBe("1494");
     const { job_id: jobId } = (await submitted.json()) as { job_id: string };
     await expect
-      .poll(async () => ((await (await fetch(`${baseUrl}/jobs/${jobId}`)).json()) as { status: string }).status, { timeout: 45_000, interval: 1_000 })
+      .poll(async () => ((await (await fetch(`${baseUrl}/jobs/${jobId}`)).json()) as { status: string }).status, {
+        timeout: 45_000,
+        interval: 1_000,
+      })
       .toBe("done");
 
     await page.goto("/dashboard");

@@ -16,7 +16,8 @@ export function adminApi(path: string, init: { method?: string; body?: unknown; 
 export async function adminJson<T>(path: string, init: { method?: string; body?: unknown } = {}, expectedStatus = 200): Promise<T> {
   const response = await adminApi(path, init);
   const text = await response.text();
-  if (response.status !== expectedStatus) throw new Error(`${init.method ?? "GET"} ${path}: expected ${expectedStatus}, got ${response.status} ${text}`);
+  if (response.status !== expectedStatus)
+    throw new Error(`${init.method ?? "GET"} ${path}: expected ${expectedStatus}, got ${response.status} ${text}`);
   return JSON.parse(text) as T;
 }
 

@@ -81,13 +81,22 @@ describe("GET /account", () => {
       expect(response.status).toBe(200);
     }
     // A failed job (charged, then refunded) costs nothing and is not usage.
-    await chargeCredits(env.DB, { accountId: account.account_id, operationId: crypto.randomUUID(), scraper: "perplexity", keyId: a.key_id });
+    await chargeCredits(env.DB, {
+      accountId: account.account_id,
+      operationId: crypto.randomUUID(),
+      scraper: "perplexity",
+      keyId: a.key_id,
+    });
     const failed = crypto.randomUUID();
     await chargeCredits(env.DB, { accountId: account.account_id, operationId: failed, scraper: "perplexity", keyId: a.key_id });
     await refundCredits(env.DB, account.account_id, failed, "job failed");
     // Usage older than the window is not counted (but its cost stays spent).
     const old = new Date(Date.now() - 40 * 86_400_000);
-    await chargeCredits(env.DB, { accountId: account.account_id, operationId: crypto.randomUUID(), scraper: "chatgpt", keyId: b.key_id }, old);
+    await chargeCredits(
+      env.DB,
+      { accountId: account.account_id, operationId: crypto.randomUUID(), scraper: "chatgpt", keyId: b.key_id },
+      old,
+    );
 
     const { response, body } = await status(b.api_key);
     expect(body.credits_remaining).toBe(300 - 3 * 3 - 3 - 3);
@@ -114,7 +123,9 @@ describe("GET /account", () => {
     // The update runs after the response (waitUntil); give it a moment.
     let lastUsed: string | null = null;
     for (let attempt = 0; attempt < 20 && lastUsed === null; attempt += 1) {
-      lastUsed = (await env.DB.prepare("SELECT last_used_at FROM api_keys WHERE id = ?").bind(key.key_id).first<{ last_used_at: string | null }>())?.last_used_at ?? null;
+      lastUsed =
+        (await env.DB.prepare("SELECT last_used_at FROM api_keys WHERE id = ?").bind(key.key_id).first<{ last_used_at: string | null }>())
+          ?.last_used_at ?? null;
       if (lastUsed === null) await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(lastUsed).not.toBeNull();

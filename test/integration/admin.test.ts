@@ -13,9 +13,30 @@ interface AccountDetail {
   name: string;
   email: string | null;
   credits: number;
-  keys: Array<{ key_id: string; name: string; display_prefix: string; created_at: string; last_used_at: string | null; revoked: boolean; revoked_at: string | null }>;
-  usage: { since: string; credits_used: number; requests: number; by_scraper: Array<{ scraper: string; requests: number; credits: number }> };
-  recent_activity: Array<{ kind: string; delta: number; balance_after: number; reason: string; operation_id: string | null; scraper: string | null; key_id: string | null }>;
+  keys: Array<{
+    key_id: string;
+    name: string;
+    display_prefix: string;
+    created_at: string;
+    last_used_at: string | null;
+    revoked: boolean;
+    revoked_at: string | null;
+  }>;
+  usage: {
+    since: string;
+    credits_used: number;
+    requests: number;
+    by_scraper: Array<{ scraper: string; requests: number; credits: number }>;
+  };
+  recent_activity: Array<{
+    kind: string;
+    delta: number;
+    balance_after: number;
+    reason: string;
+    operation_id: string | null;
+    scraper: string | null;
+    key_id: string | null;
+  }>;
 }
 
 async function detail(response: Response): Promise<string> {
@@ -118,7 +139,9 @@ describe("GET /admin/accounts", () => {
     const { accounts } = await adminJson<{ accounts: Array<{ account_id: string; created_at: string }> }>("/admin/accounts?limit=200");
     const ids = accounts.map((account) => account.account_id);
     expect(ids.indexOf(second.account_id)).toBeLessThan(ids.indexOf(first.account_id));
-    const older = await adminJson<{ accounts: Array<{ account_id: string }> }>(`/admin/accounts?before=${encodeURIComponent(second.created_at)}&limit=200`);
+    const older = await adminJson<{ accounts: Array<{ account_id: string }> }>(
+      `/admin/accounts?before=${encodeURIComponent(second.created_at)}&limit=200`,
+    );
     expect(older.accounts.map((account) => account.account_id)).not.toContain(second.account_id);
     expect(older.accounts.map((account) => account.account_id)).toContain(first.account_id);
     expect((await adminApi("/admin/accounts?limit=0")).status).toBe(400);
@@ -137,7 +160,15 @@ describe("keys", () => {
     const view = await adminJson<AccountDetail>(`/admin/accounts/${account.account_id}`);
     // The probe above used the key (authenticated, then 501), so it has a last use even though nothing was charged.
     expect(view.keys).toEqual([
-      { key_id: key.key_id, name: "CI pipeline", display_prefix: key.display_prefix, created_at: key.created_at, last_used_at: expect.any(String), revoked: false, revoked_at: null },
+      {
+        key_id: key.key_id,
+        name: "CI pipeline",
+        display_prefix: key.display_prefix,
+        created_at: key.created_at,
+        last_used_at: expect.any(String),
+        revoked: false,
+        revoked_at: null,
+      },
     ]);
     expect(Date.parse(view.keys[0]?.last_used_at ?? "")).toBeGreaterThanOrEqual(Date.parse(key.created_at));
     expect(JSON.stringify(view)).not.toContain(key.api_key);
@@ -230,12 +261,22 @@ describe("credits", () => {
 
   it("a top-up and a correction change the balance and are recorded as adjustments", async () => {
     const account = await newAccount({ credits: 10 });
-    expect(await adminJson(`/admin/accounts/${account.account_id}/credits`, { method: "POST", body: { delta: 500, reason: "Invoice 114 paid" } })).toEqual({
+    expect(
+      await adminJson(`/admin/accounts/${account.account_id}/credits`, {
+        method: "POST",
+        body: { delta: 500, reason: "Invoice 114 paid" },
+      }),
+    ).toEqual({
       account_id: account.account_id,
       credits: 510,
       delta: 500,
     });
-    expect(await adminJson(`/admin/accounts/${account.account_id}/credits`, { method: "POST", body: { delta: -10, reason: "Duplicate top-up" } })).toMatchObject({
+    expect(
+      await adminJson(`/admin/accounts/${account.account_id}/credits`, {
+        method: "POST",
+        body: { delta: -10, reason: "Duplicate top-up" },
+      }),
+    ).toMatchObject({
       credits: 500,
     });
     const ledger = await env.DB.prepare("SELECT kind, delta, balance_after, reason FROM credit_ledger WHERE account_id = ? ORDER BY id")
@@ -250,13 +291,18 @@ describe("credits", () => {
 
   it("never takes the balance below 0: a larger removal is refused with 409 and changes nothing", async () => {
     const account = await newAccount({ credits: 7 });
-    const response = await adminApi(`/admin/accounts/${account.account_id}/credits`, { method: "POST", body: { delta: -8, reason: "too much" } });
+    const response = await adminApi(`/admin/accounts/${account.account_id}/credits`, {
+      method: "POST",
+      body: { delta: -8, reason: "too much" },
+    });
     expect(response.status).toBe(409);
     expect(await detail(response)).toBe("delta: would take the balance below 0 (the balance is 7); nothing was changed");
     expect(await balanceOf(account.account_id)).toBe(7);
     expect(await ledgerOf(account.account_id)).toHaveLength(1);
     // Down to exactly 0 is allowed, and then scrapes are refused with 429 (not 401).
-    expect(await adminJson(`/admin/accounts/${account.account_id}/credits`, { method: "POST", body: { delta: -7, reason: "zero" } })).toMatchObject({ credits: 0 });
+    expect(
+      await adminJson(`/admin/accounts/${account.account_id}/credits`, { method: "POST", body: { delta: -7, reason: "zero" } }),
+    ).toMatchObject({ credits: 0 });
     const key = await newKey(account.account_id);
     const scrape = await cachedScrape(key.api_key, "no credits left");
     expect(scrape.status).toBe(429);
@@ -276,7 +322,9 @@ describe("credits", () => {
     const removed = statuses.slice(0, 6).filter((status) => status === 200).length * 4;
     const charged = statuses.slice(6).filter((status) => status === 200).length * 3;
     expect(balance).toBe(20 - removed - charged);
-    const sum = await env.DB.prepare("SELECT SUM(delta) AS total FROM credit_ledger WHERE account_id = ?").bind(account.account_id).first<{ total: number }>();
+    const sum = await env.DB.prepare("SELECT SUM(delta) AS total FROM credit_ledger WHERE account_id = ?")
+      .bind(account.account_id)
+      .first<{ total: number }>();
     expect(sum?.total).toBe(balance);
   });
 
@@ -302,19 +350,29 @@ describe("credits", () => {
 describe("login links", () => {
   it("issues a one-time link into the dashboard, valid for 24 hours by default", async () => {
     const account = await newAccount();
-    const link = await adminJson<{ login_url: string; expires_at: string }>(`/admin/accounts/${account.account_id}/login-links`, { method: "POST" }, 201);
+    const link = await adminJson<{ login_url: string; expires_at: string }>(
+      `/admin/accounts/${account.account_id}/login-links`,
+      { method: "POST" },
+      201,
+    );
     expect(link.login_url).toMatch(/^http:\/\/api\.test\/dashboard\/login\/[A-Za-z0-9_-]{43}$/);
     const hours = (new Date(link.expires_at).getTime() - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(23.9);
     expect(hours).toBeLessThanOrEqual(24);
     const token = link.login_url.split("/").pop() ?? "";
-    const stored = await env.DB.prepare("SELECT token_hash FROM login_links WHERE account_id = ?").bind(account.account_id).first<{ token_hash: string }>();
+    const stored = await env.DB.prepare("SELECT token_hash FROM login_links WHERE account_id = ?")
+      .bind(account.account_id)
+      .first<{ token_hash: string }>();
     expect(stored?.token_hash).not.toBe(token);
   });
 
   it("takes ttl_minutes within bounds; 404 for an unknown account", async () => {
     const account = await newAccount();
-    const short = await adminJson<{ expires_at: string }>(`/admin/accounts/${account.account_id}/login-links`, { method: "POST", body: { ttl_minutes: 10 } }, 201);
+    const short = await adminJson<{ expires_at: string }>(
+      `/admin/accounts/${account.account_id}/login-links`,
+      { method: "POST", body: { ttl_minutes: 10 } },
+      201,
+    );
     expect(new Date(short.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(10 * 60_000);
     const invalid = await adminApi(`/admin/accounts/${account.account_id}/login-links`, { method: "POST", body: { ttl_minutes: 1 } });
     expect(invalid.status).toBe(400);

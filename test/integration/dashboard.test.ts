@@ -123,14 +123,18 @@ describe("signing in", () => {
     const token = path.split("/").pop() ?? "";
     const visitors = [new Visitor(), new Visitor(), new Visitor()];
     const csrfs = await Promise.all(visitors.map(async (visitor) => csrfOf(await (await visitor.get(path)).text())));
-    const statuses = await Promise.all(visitors.map((visitor, index) => visitor.post("/dashboard/login", { token, _csrf: csrfs[index] ?? "" })));
+    const statuses = await Promise.all(
+      visitors.map((visitor, index) => visitor.post("/dashboard/login", { token, _csrf: csrfs[index] ?? "" })),
+    );
     expect(statuses.map((response) => response.status).sort()).toEqual([303, 400, 400]);
   });
 
   it("refuses an expired link", async () => {
     const account = await newAccount();
     const path = await loginLink(account.account_id);
-    await env.DB.prepare("UPDATE login_links SET expires_at = ? WHERE account_id = ?").bind(new Date(Date.now() - 1000).toISOString(), account.account_id).run();
+    await env.DB.prepare("UPDATE login_links SET expires_at = ? WHERE account_id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), account.account_id)
+      .run();
     expect((await new Visitor().get(path)).status).toBe(404);
   });
 
@@ -298,10 +302,21 @@ describe("pages", () => {
     const account = await newAccount();
     const key = await newKey(account.account_id, "Batch");
     const params = SCRAPE_PARAMS.grok.parse({ prompt: "What is new in rockets?" });
-    const jobs: Record<string, string> = { pending: crypto.randomUUID(), done: crypto.randomUUID(), failed: crypto.randomUUID(), expired: crypto.randomUUID() };
+    const jobs: Record<string, string> = {
+      pending: crypto.randomUUID(),
+      done: crypto.randomUUID(),
+      failed: crypto.randomUUID(),
+      expired: crypto.randomUUID(),
+    };
     for (const [state, jobId] of Object.entries(jobs)) {
       const createdAt = state === "expired" ? Date.now() - 25 * 3_600_000 : Date.now();
-      await recordSubmittedJob(env.DB, { jobId, accountId: account.account_id, keyId: key.key_id, scraper: "grok", createdAt: new Date(createdAt).toISOString() });
+      await recordSubmittedJob(env.DB, {
+        jobId,
+        accountId: account.account_id,
+        keyId: key.key_id,
+        scraper: "grok",
+        createdAt: new Date(createdAt).toISOString(),
+      });
       if (state === "expired") continue;
       const stub = jobStub(env, jobId);
       await stub.create({ jobId, scraper: "grok", params, accountId: account.account_id, keyId: key.key_id, baseUrl: BASE, createdAt });
@@ -350,7 +365,9 @@ describe("pages", () => {
   it("the operator API is unaffected by dashboard cookies (bearer only)", async () => {
     const account = await newAccount();
     const { visitor } = await signIn(account.account_id);
-    const response = await api(`/admin/accounts/${account.account_id}`, { headers: { Cookie: `__Host-session=${visitor.cookies.get("__Host-session") ?? ""}` } });
+    const response = await api(`/admin/accounts/${account.account_id}`, {
+      headers: { Cookie: `__Host-session=${visitor.cookies.get("__Host-session") ?? ""}` },
+    });
     expect(response.status).toBe(401);
     expect((await adminApi(`/admin/accounts/${account.account_id}`)).status).toBe(200);
   });

@@ -58,7 +58,10 @@ function expectedFields(scenario: GrokScenario, mode: keyof typeof MODE_IDS) {
   };
 }
 
-async function scrape(params: Record<string, string>, apiKey = account.apiKey): Promise<{ status: number; body: GrokResponse & { detail?: string }; headers: Headers }> {
+async function scrape(
+  params: Record<string, string>,
+  apiKey = account.apiKey,
+): Promise<{ status: number; body: GrokResponse & { detail?: string }; headers: Headers }> {
   const response = await api(`/scrapers/grok?${query(params)}`, { apiKey });
   return { status: response.status, body: (await response.json()) as GrokResponse & { detail?: string }, headers: response.headers };
 }

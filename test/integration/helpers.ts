@@ -15,10 +15,20 @@ export async function createTestAccount(credits = 1500): Promise<TestAccount> {
   const key = await generateApiKey();
   const now = new Date().toISOString();
   await env.DB.batch([
-    env.DB.prepare("INSERT INTO accounts (id, name, email, credits, created_at) VALUES (?, ?, NULL, ?, ?)").bind(accountId, "Test", credits, now),
-    env.DB.prepare(
-      "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ).bind(key.keyId, accountId, "test key", key.keyHash, key.displayPrefix, now),
+    env.DB.prepare("INSERT INTO accounts (id, name, email, credits, created_at) VALUES (?, ?, NULL, ?, ?)").bind(
+      accountId,
+      "Test",
+      credits,
+      now,
+    ),
+    env.DB.prepare("INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)").bind(
+      key.keyId,
+      accountId,
+      "test key",
+      key.keyHash,
+      key.displayPrefix,
+      now,
+    ),
   ]);
   return { accountId, keyId: key.keyId, apiKey: key.apiKey };
 }

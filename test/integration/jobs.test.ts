@@ -85,7 +85,14 @@ describe("submission and status", () => {
     expect(done.status).toBe("done");
     expect(done.attempts).toBe(1);
     expect(done.completed_at).toMatch(/\+00:00$/);
-    expect(done.result).toMatchObject({ scraper: "grok", status: "done", job_id: body.job_id, prompt: "web-sources-only async", credits_used: 3, cached: false });
+    expect(done.result).toMatchObject({
+      scraper: "grok",
+      status: "done",
+      job_id: body.job_id,
+      prompt: "web-sources-only async",
+      credits_used: 3,
+      cached: false,
+    });
     expect(done.result?.markdown_url).toBe(`http://api.test/md/${body.job_id}.md`);
     expect(done).not.toHaveProperty("error");
     expect(await balanceOf(own.accountId)).toBe(6);
@@ -128,7 +135,9 @@ describe("a job that cannot be queued", () => {
     };
     const queueDown: Env = { ...env, JOBS: refusingQueue as Queue };
     const params = { prompt: "never queued", country: "US", bypass_cache: false, timeout: 60, mode: "MODEL_MODE_AUTO" as const };
-    const failure = await submitJob(queueDown, { scraper: "grok", params, baseUrl: "http://api.test" }, own.apiKey).catch((error: unknown) => error);
+    const failure = await submitJob(queueDown, { scraper: "grok", params, baseUrl: "http://api.test" }, own.apiKey).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ServiceError);
     expect((failure as ServiceError).status).toBe(503);
     expect((failure as ServiceError).detail).toBe(ENQUEUE_FAILED_DETAIL);
@@ -178,7 +187,7 @@ describe("retries and refunds (real queue, real Chromium, replica faults)", () =
     expect(await balanceOf(own.accountId)).toBe(0);
     const finished = await Promise.all(ids.map((id) => waitForTerminal(id, 110_000)));
     expect(finished.map((job) => job.status)).toEqual(Array(20).fill("done"));
-    finished.forEach((job, index) => expect(String(job.result?.result_markdown)).toContain(`Batch job ${index} `));
+    for (const [index, job] of finished.entries()) expect(String(job.result?.result_markdown)).toContain(`Batch job ${index} `);
   }, 150_000);
 });
 

@@ -27,8 +27,16 @@ describe("common parameters", () => {
     ["timeout above 600", { prompt: "hi", timeout: "600.5" }, /^timeout: must be a number of seconds from 10 to 600$/],
     ["timeout not a number", { prompt: "hi", timeout: "soon" }, /^timeout: must be a number/],
     ["bypass_cache not boolean", { prompt: "hi", bypass_cache: "maybe" }, /^bypass_cache: must be a boolean/],
-    ["unknown parameter", { prompt: "hi", temperature: "1" }, /^Unknown parameter: temperature\. The grok scraper accepts: prompt, country, bypass_cache, timeout, api_key, mode\.$/],
-    ["grok mode invalid", { prompt: "hi", mode: "MODEL_MODE_HEAVY" }, /^mode: must be one of MODEL_MODE_AUTO, MODEL_MODE_FAST, MODEL_MODE_EXPERT$/],
+    [
+      "unknown parameter",
+      { prompt: "hi", temperature: "1" },
+      /^Unknown parameter: temperature\. The grok scraper accepts: prompt, country, bypass_cache, timeout, api_key, mode\.$/,
+    ],
+    [
+      "grok mode invalid",
+      { prompt: "hi", mode: "MODEL_MODE_HEAVY" },
+      /^mode: must be one of MODEL_MODE_AUTO, MODEL_MODE_FAST, MODEL_MODE_EXPERT$/,
+    ],
     ["grok refuses JP", { prompt: "hi", country: "JP" }, /^country: JP is not supported by the grok scraper$/],
     ["grok refuses tw (case-insensitive)", { prompt: "hi", country: "tw" }, /^country: TW is not supported by the grok scraper$/],
   ];
@@ -80,17 +88,28 @@ describe("scraper-specific parameters", () => {
 
   it("chatgpt markdown_json and perplexity web_search are booleans; mode is unknown to them", async () => {
     expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "true" })}`)).status).toBe(501);
-    expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "2" })}`)).detail).toMatch(/^markdown_json: must be a boolean/);
+    expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "2" })}`)).detail).toMatch(
+      /^markdown_json: must be a boolean/,
+    );
     expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", web_search: "off" })}`)).status).toBe(501);
-    expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", mode: "search" })}`)).detail).toMatch(/^Unknown parameter: mode\./);
-    expect((await detailOf(`/scrapers/gemini?${query({ prompt: "hi", web_search: "true" })}`)).detail).toMatch(/^Unknown parameter: web_search\./);
-    expect((await detailOf(`/scrapers/amazon_rufus?${query({ prompt: "hi", a: "1", b: "2" })}`)).detail).toMatch(/^Unknown parameters: a, b\./);
+    expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", mode: "search" })}`)).detail).toMatch(
+      /^Unknown parameter: mode\./,
+    );
+    expect((await detailOf(`/scrapers/gemini?${query({ prompt: "hi", web_search: "true" })}`)).detail).toMatch(
+      /^Unknown parameter: web_search\./,
+    );
+    expect((await detailOf(`/scrapers/amazon_rufus?${query({ prompt: "hi", a: "1", b: "2" })}`)).detail).toMatch(
+      /^Unknown parameters: a, b\./,
+    );
   });
 });
 
 describe("routing", () => {
   it("unknown scraper → 404 listing the valid ids, for sync and jobs", async () => {
-    for (const [method, path] of [["GET", "/scrapers/claude?prompt=hi"], ["POST", "/scrapers/claude/jobs?prompt=hi"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/scrapers/claude?prompt=hi"],
+      ["POST", "/scrapers/claude/jobs?prompt=hi"],
+    ] as const) {
       const response = await api(path, { method, apiKey: account.apiKey });
       expect(response.status).toBe(404);
       expect(((await response.json()) as { detail: string }).detail).toBe(`Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`);
@@ -103,7 +122,9 @@ describe("routing", () => {
     expect(missingKey.status).toBe(401);
     const response = await api(`/scrapers/chatgpt?${query({ prompt: "hi" })}`, { apiKey: account.apiKey });
     expect(response.status).toBe(501);
-    expect(((await response.json()) as { detail: string }).detail).toBe("The chatgpt scraper is not available yet. No credits were charged.");
+    expect(((await response.json()) as { detail: string }).detail).toBe(
+      "The chatgpt scraper is not available yet. No credits were charged.",
+    );
     const job = await api(`/scrapers/chatgpt/jobs?${query({ prompt: "hi" })}`, { method: "POST", apiKey: account.apiKey });
     expect(job.status).toBe(501);
     expect(await balanceOf(account.accountId)).toBe(before);

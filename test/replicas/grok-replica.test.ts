@@ -13,7 +13,11 @@ import { splitIntoChunks } from "../../replicas/shared/paced-body";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ENDPOINT = "/grok/rest/app-chat/conversations/new";
-const HEADERS = { "content-type": "application/json", "x-statsig-id": "test-token", "x-xai-request-id": "00000000-0000-4000-8000-000000000000" };
+const HEADERS = {
+  "content-type": "application/json",
+  "x-statsig-id": "test-token",
+  "x-xai-request-id": "00000000-0000-4000-8000-000000000000",
+};
 
 let server: RunningReplicaServer;
 
@@ -28,7 +32,11 @@ beforeEach(async () => {
 });
 
 async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(`${server.url}/__control/${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 async function state(): Promise<ControlState> {
@@ -81,11 +89,24 @@ function responseOf(line: Json): Json {
 describe("scenario library", () => {
   it("has every scenario grok.md §6 asks for, with unique triggers", () => {
     const ids = GROK_SCENARIOS.map((s) => s.id);
-    for (const id of ["no-posts", "many-posts", "web-sources-only", "unicode-emoji", "citation-tags", "thinking-tokens", "key-citations", "null-optional-fields", "no-conversation-line", "long-answer", "xai-artifact"]) {
+    for (const id of [
+      "no-posts",
+      "many-posts",
+      "web-sources-only",
+      "unicode-emoji",
+      "citation-tags",
+      "thinking-tokens",
+      "key-citations",
+      "null-optional-fields",
+      "no-conversation-line",
+      "long-answer",
+      "xai-artifact",
+    ]) {
       expect(ids).toContain(id);
     }
     expect(new Set(GROK_SCENARIOS.map((s) => s.trigger)).size).toBe(GROK_SCENARIOS.length);
-    for (const scenario of GROK_SCENARIOS) expect(pickGrokScenario(`Please, ${scenario.trigger?.toUpperCase() ?? ""}!`).id).toBe(scenario.id);
+    for (const scenario of GROK_SCENARIOS)
+      expect(pickGrokScenario(`Please, ${scenario.trigger?.toUpperCase() ?? ""}!`).id).toBe(scenario.id);
     const fallback = pickGrokScenario("What is the capital of France?");
     expect(fallback.id).toBe("default");
     expect(fallback.message).toContain("What is the capital of France?");
@@ -174,7 +195,18 @@ describe("POST /rest/app-chat/conversations/new", () => {
 
   it("keeps the exact line order of grok.md §3 for the thinking scenario", () => {
     const kinds = buildGrokLines(pickGrokScenario("thinking-tokens"), { message: "thinking-tokens", modeId: "auto" }).map((l) => l.kind);
-    const order: GrokLineKind[] = ["conversation", "userResponse", "llmInfo", "thinking", "webSearchResults", "cardAttachment", "token", "finalMetadata", "modelResponse", "title"];
+    const order: GrokLineKind[] = [
+      "conversation",
+      "userResponse",
+      "llmInfo",
+      "thinking",
+      "webSearchResults",
+      "cardAttachment",
+      "token",
+      "finalMetadata",
+      "modelResponse",
+      "title",
+    ];
     const firsts = order.map((kind) => kinds.indexOf(kind));
     expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
     expect(kinds.lastIndexOf("thinking")).toBeLessThan(kinds.indexOf("token"));
@@ -198,7 +230,11 @@ describe("faults", () => {
   const errorFaults: Array<[string, number, unknown]> = [
     ["challenge", 403, { error: { code: 7, message: "Request rejected by anti-bot rules." } }],
     ["login_wall", 401, { error: { code: 16, message: "Unauthenticated: please sign in to continue." } }],
-    ["rate_limited", 429, { error: { code: 8, message: "Too many requests. You have reached the usage limit for this mode; try again later." } }],
+    [
+      "rate_limited",
+      429,
+      { error: { code: 8, message: "Too many requests. You have reached the usage limit for this mode; try again later." } },
+    ],
     ["http_error", 500, { error: { code: 13, message: "Internal server error." } }],
   ];
   for (const [fault, status, body] of errorFaults) {
@@ -302,7 +338,13 @@ describe("faults", () => {
   });
 
   it("validates control bodies with 400 {detail}", async () => {
-    for (const body of [{ provider: "grok", fault: "nope" }, { provider: "nobody", fault: "hang" }, { provider: "grok", fault: "hang", count: 0 }, { provider: "grok", fault: "hang", extra: true }, { fault: "hang" }]) {
+    for (const body of [
+      { provider: "grok", fault: "nope" },
+      { provider: "nobody", fault: "hang" },
+      { provider: "grok", fault: "hang", count: 0 },
+      { provider: "grok", fault: "hang", extra: true },
+      { fault: "hang" },
+    ]) {
       const response = await control("faults", body);
       expect(response.status).toBe(400);
       expect(Object.keys((await response.json()) as Json)).toEqual(["detail"]);
@@ -340,7 +382,10 @@ describe("server", () => {
 describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
   it("types a prompt, picks Expert, sends, renders the answer and the completion marker", async () => {
     const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    });
     try {
       const page = await browser.newPage();
       await page.goto(`${server.url}/grok`);
@@ -363,7 +408,12 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       expect(await page.isEnabled('button[type="submit"]')).toBe(true);
 
       const sent = (await state()).providers.grok?.requests.at(-1);
-      expect(sent?.body).toMatchObject({ modeId: "expert", message: "citation-tags in expert mode", temporary: false, sendFinalMetadata: true });
+      expect(sent?.body).toMatchObject({
+        modeId: "expert",
+        message: "citation-tags in expert mode",
+        temporary: false,
+        sendFinalMetadata: true,
+      });
       expect(sent?.headers["x-xai-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
       expect(sent?.headers["x-statsig-id"]).not.toBe("");
 

@@ -59,7 +59,11 @@ function editFixture(name: string, edit: (lines: unknown[]) => unknown[]): strin
         return line;
       }
     });
-  return edit(lines).map((line) => (typeof line === "string" ? line : JSON.stringify(line))).join("\n") + "\n";
+  return (
+    edit(lines)
+      .map((line) => (typeof line === "string" ? line : JSON.stringify(line)))
+      .join("\n") + "\n"
+  );
 }
 
 function hasPath(line: unknown, ...path: string[]): boolean {
@@ -217,7 +221,13 @@ const EXPECTED: Record<string, GrokAnswer> = {
       "- Elon Musk celebrated the booster catch.[3](https://x.com/elonmusk/status/1900112233445566772)\n" +
       "- NASASpaceflight reported the ship splashdown.[4](https://x.com/NASASpaceflight/status/1900112233445566773)[1](https://www.spacex.com/launches/starship-flight-7)\n\n" +
       "Some users highlighted the changed flight profile.[5](https://x.com/Erdayastronaut/status/1900112233445566774) Others are already looking ahead to Flight 8.[2](https://x.com/SpaceX/status/1900112233445566771)",
-    web_sources: [{ title: "Starship Flight 7 | SpaceX", url: "https://www.spacex.com/launches/starship-flight-7", preview: "Starship's seventh flight test." }],
+    web_sources: [
+      {
+        title: "Starship Flight 7 | SpaceX",
+        url: "https://www.spacex.com/launches/starship-flight-7",
+        preview: "Starship's seventh flight test.",
+      },
+    ],
     social_results: [
       {
         post_id: "1900112233445566771",
@@ -430,7 +440,8 @@ const EXPECTED: Record<string, GrokAnswer> = {
       {
         title: "Fibonacci sequence - Wikipedia",
         url: "https://en.wikipedia.org/wiki/Fibonacci_sequence",
-        preview: "In mathematics, the Fibonacci sequence is a sequence in which each element is the sum of the two elements that precede it.",
+        preview:
+          "In mathematics, the Fibonacci sequence is a sequence in which each element is the sum of the two elements that precede it.",
       },
       {
         title: "A Python Guide to the Fibonacci Sequence – Real Python",
@@ -520,7 +531,11 @@ const EXPECTED: Record<string, GrokAnswer> = {
         url: "https://www.reuters.com/business/autos-transportation/toyota-solid-state-2026/",
         preview: "Toyota aims to commercialise solid-state batteries in 2027–2028.",
       },
-      { title: "QuantumScape Q4 shareholder letter", url: "https://ir.quantumscape.com/q4-2025-letter", preview: "QuantumScape began shipping B-samples." },
+      {
+        title: "QuantumScape Q4 shareholder letter",
+        url: "https://ir.quantumscape.com/q4-2025-letter",
+        preview: "QuantumScape began shipping B-samples.",
+      },
       {
         title: "Solid-state battery - Wikipedia",
         url: "https://en.wikipedia.org/wiki/Solid-state_battery",
@@ -560,7 +575,13 @@ const EXPECTED: Record<string, GrokAnswer> = {
       },
     ],
     related_questions: ["What else?"],
-    conversation: { conversation_id: "8c7b6a5f-4e3d-4c2b-a1f0-e9d8c7b6a5f4", title: null, temporary: true, create_time: null, modify_time: null },
+    conversation: {
+      conversation_id: "8c7b6a5f-4e3d-4c2b-a1f0-e9d8c7b6a5f4",
+      title: null,
+      temporary: true,
+      create_time: null,
+      modify_time: null,
+    },
     llm_model: null,
   },
 
@@ -601,7 +622,13 @@ const EXPECTED: Record<string, GrokAnswer> = {
     result: "Yes — a flash flood warning is in effect until 9 PM CDT.[1] Officials advise avoiding flooded roads.[2]",
     result_markdown:
       "Yes — a **flash flood warning** is in effect until 9 PM CDT.[1](https://www.weather.gov/hgx/) Officials advise avoiding flooded roads.[2](https://x.com/HoustonOEM/status/1900556677889900112)",
-    web_sources: [{ title: "National Weather Service Houston/Galveston", url: "https://www.weather.gov/hgx/", preview: "Flash Flood Warning in effect." }],
+    web_sources: [
+      {
+        title: "National Weather Service Houston/Galveston",
+        url: "https://www.weather.gov/hgx/",
+        preview: "Flash Flood Warning in effect.",
+      },
+    ],
     social_results: [
       {
         post_id: "1900556677889900111",
@@ -698,18 +725,75 @@ function longAnswer(): { body: string; markdown: string; plain: string } {
     JSON.stringify({ id: `10ng0${source}`, type: "render_inline_citation", cardType: "citation_card", url }),
   );
   const lines: unknown[] = [
-    { result: { conversation: { conversationId: "c0ffee00-1111-4222-8333-444455556666", title: "New conversation", starred: false, createTime: "2026-11-01T00:00:00.000Z", modifyTime: "2026-11-01T00:00:00.000Z", systemPromptName: "", temporary: false, mediaTypes: [] } } },
-    { result: { response: { webSearchResults: { results: LONG_SOURCES.map((url, source) => ({ url, title: `Long source ${source + 1}`, preview: "", siteName: "", citationId: "" })) }, responseId: rid } } },
+    {
+      result: {
+        conversation: {
+          conversationId: "c0ffee00-1111-4222-8333-444455556666",
+          title: "New conversation",
+          starred: false,
+          createTime: "2026-11-01T00:00:00.000Z",
+          modifyTime: "2026-11-01T00:00:00.000Z",
+          systemPromptName: "",
+          temporary: false,
+          mediaTypes: [],
+        },
+      },
+    },
+    {
+      result: {
+        response: {
+          webSearchResults: {
+            results: LONG_SOURCES.map((url, source) => ({
+              url,
+              title: `Long source ${source + 1}`,
+              preview: "",
+              siteName: "",
+              citationId: "",
+            })),
+          },
+          responseId: rid,
+        },
+      },
+    },
   ];
   // deltas of ~64 code points, as the site streams them; never half a surrogate pair
   const characters = Array.from(message);
   for (let start = 0; start < characters.length; start += 64) {
-    lines.push({ result: { response: { token: characters.slice(start, start + 64).join(""), isThinking: false, isSoftStop: false, responseId: rid, messageTag: "final", messageStepId: 0 } } });
+    lines.push({
+      result: {
+        response: {
+          token: characters.slice(start, start + 64).join(""),
+          isThinking: false,
+          isSoftStop: false,
+          responseId: rid,
+          messageTag: "final",
+          messageStepId: 0,
+        },
+      },
+    });
   }
   lines.push({
     result: {
       response: {
-        modelResponse: { responseId: rid, message, sender: "ASSISTANT", createTime: "2026-11-01T00:01:00.000Z", parentResponseId: "", manual: false, partial: false, shared: false, query: "Write a long answer", queryType: "", webSearchResults: LONG_SOURCES.map((url, source) => ({ url, title: `Long source ${source + 1}`, preview: "" })), xpostIds: [], xposts: [], cardAttachmentsJson: cards, generatedImageUrls: [], steps: [], mediaTypes: [] },
+        modelResponse: {
+          responseId: rid,
+          message,
+          sender: "ASSISTANT",
+          createTime: "2026-11-01T00:01:00.000Z",
+          parentResponseId: "",
+          manual: false,
+          partial: false,
+          shared: false,
+          query: "Write a long answer",
+          queryType: "",
+          webSearchResults: LONG_SOURCES.map((url, source) => ({ url, title: `Long source ${source + 1}`, preview: "" })),
+          xpostIds: [],
+          xposts: [],
+          cardAttachmentsJson: cards,
+          generatedImageUrls: [],
+          steps: [],
+          mediaTypes: [],
+        },
       },
     },
   });
@@ -803,7 +887,9 @@ describe("parseGrokCapture: HTTP-level failures", () => {
   });
 
   it("treats other 401/403 answers as a login wall (not retryable)", () => {
-    expect(failure(capture('{"error":{"code":16,"message":"Unauthenticated","details":[]}}', { status: 401 }))).toEqual(upstream(DETAIL.login, false));
+    expect(failure(capture('{"error":{"code":16,"message":"Unauthenticated","details":[]}}', { status: 401 }))).toEqual(
+      upstream(DETAIL.login, false),
+    );
     expect(failure(capture('{"error":{"code":7,"message":"Anonymous access is blocked","details":[]}}', { status: 403 }))).toEqual(
       upstream(DETAIL.login, false),
     );
@@ -833,7 +919,8 @@ describe("parseGrokCapture: HTTP-level failures", () => {
   });
 
   it("maps an in-stream usage-limit error to a retryable rate-limit error", () => {
-    const body = '{"result":{"response":{"token":"Hi","isThinking":false,"messageTag":"final"}}}\n{"error":{"code":8,"message":"You have reached your usage limit for Expert mode."}}\n';
+    const body =
+      '{"result":{"response":{"token":"Hi","isThinking":false,"messageTag":"final"}}}\n{"error":{"code":8,"message":"You have reached your usage limit for Expert mode."}}\n';
     expect(failure(capture(body))).toEqual(upstream(DETAIL.rateLimit, true));
   });
 
@@ -882,7 +969,7 @@ describe("parseGrokCapture: stream completeness and token fallback", () => {
       { result: { response: { token: "Answer", isThinking: false, messageTag: "final" } } },
       { result: { response: { token: " [tool output]", isThinking: false } } },
       { result: { response: { token: " text.", isThinking: false, messageTag: "final" } } },
-      { result: { response: { token: " {\"results\":[]}", isThinking: false, messageTag: "raw_function_result" } } },
+      { result: { response: { token: ' {"results":[]}', isThinking: false, messageTag: "raw_function_result" } } },
     ];
     const answer = parseGrokCapture(capture(lines.map((line) => JSON.stringify(line)).join("\n")));
     expect(answer.result_markdown).toBe("Answer text.");
@@ -890,11 +977,19 @@ describe("parseGrokCapture: stream completeness and token fallback", () => {
   });
 
   it("applies a title only when the title line comes after the conversation line", () => {
-    const conversation = { result: { conversation: { conversationId: "c-1", title: "First title", temporary: false, createTime: "", modifyTime: "" } } };
+    const conversation = {
+      result: { conversation: { conversationId: "c-1", title: "First title", temporary: false, createTime: "", modifyTime: "" } },
+    };
     const title = { result: { title: { newTitle: "Early title" } } };
     const answerLine = { result: { response: { modelResponse: { message: "Hi." } } } };
     const answer = parseGrokCapture(capture([title, conversation, answerLine].map((line) => JSON.stringify(line)).join("\n")));
-    expect(answer.conversation).toEqual({ conversation_id: "c-1", title: "First title", temporary: false, create_time: null, modify_time: null });
+    expect(answer.conversation).toEqual({
+      conversation_id: "c-1",
+      title: "First title",
+      temporary: false,
+      create_time: null,
+      modify_time: null,
+    });
   });
 
   it("unwraps markdown artifacts as they are and fences plain-text artifacts with a fence longer than their backticks", () => {
@@ -921,13 +1016,17 @@ describe("parseGrokCapture: stream completeness and token fallback", () => {
         response: {
           modelResponse: {
             message,
-            cardAttachmentsJson: [JSON.stringify({ id: "a1", type: "render_inline_citation", cardType: "citation_card", url: "https://example.com/x y" })],
+            cardAttachmentsJson: [
+              JSON.stringify({ id: "a1", type: "render_inline_citation", cardType: "citation_card", url: "https://example.com/x y" }),
+            ],
           },
         },
       },
     };
     const answer = parseGrokCapture(capture(JSON.stringify(line)));
-    expect(answer.result_markdown).toBe("Start.[1](https://example.com/x%20y) Middle.[1](https://example.com/x%20y) End.[1](https://example.com/x%20y)");
+    expect(answer.result_markdown).toBe(
+      "Start.[1](https://example.com/x%20y) Middle.[1](https://example.com/x%20y) End.[1](https://example.com/x%20y)",
+    );
     expect(answer.result_markdown).not.toContain("<grok:render");
   });
 });

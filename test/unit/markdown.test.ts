@@ -35,13 +35,12 @@ describe("markdownToPlainText", () => {
 
   it("indents nested lists and further paragraphs of an item to the item's text column", () => {
     const markdown = "- parent\n  - child\n    1. grandchild\n- loose item\n\n  second paragraph\n- last";
-    expect(markdownToPlainText(markdown)).toBe(
-      "- parent\n  - child\n    1. grandchild\n- loose item\n  second paragraph\n- last",
-    );
+    expect(markdownToPlainText(markdown)).toBe("- parent\n  - child\n    1. grandchild\n- loose item\n  second paragraph\n- last");
   });
 
   it("keeps fenced and indented code verbatim without fences", () => {
-    const markdown = "Intro:\n\n```python\ndef f(x):\n    return x * 2  # **not bold**\n\n\nprint(f(2))\n```\n\n    indented <code>\n\nEnd.";
+    const markdown =
+      "Intro:\n\n```python\ndef f(x):\n    return x * 2  # **not bold**\n\n\nprint(f(2))\n```\n\n    indented <code>\n\nEnd.";
     expect(markdownToPlainText(markdown)).toBe(
       "Intro:\n\ndef f(x):\n    return x * 2  # **not bold**\n\n\nprint(f(2))\n\nindented <code>\n\nEnd.",
     );

@@ -40,7 +40,8 @@ let activeRequest = null;
 // ---------------------------------------------------------------------------------------------------------------
 // Composer
 
-const EMPTY_COMPOSER = '<p class="is-empty is-editor-empty" data-placeholder="What do you want to know?"><br class="ProseMirror-trailingBreak"></p>';
+const EMPTY_COMPOSER =
+  '<p class="is-empty is-editor-empty" data-placeholder="What do you want to know?"><br class="ProseMirror-trailingBreak"></p>';
 
 function composerText() {
   return composer.innerText.replace(/\u00a0/g, " ").trim();
@@ -219,8 +220,13 @@ function renderInline(text, citations) {
         if (!citation) return "";
         const href = escapeHtml(citation.url);
         return (
-          '<a class="citation inline-flex" href="' + href + '" data-card-id="' + escapeHtml(citation.cardId) +
-          '" target="_blank" rel="noopener noreferrer">' + escapeHtml(hostLabel(citation.url)) + "</a>"
+          '<a class="citation inline-flex" href="' +
+          href +
+          '" data-card-id="' +
+          escapeHtml(citation.cardId) +
+          '" target="_blank" rel="noopener noreferrer">' +
+          escapeHtml(hostLabel(citation.url)) +
+          "</a>"
         );
       });
     })
@@ -240,7 +246,12 @@ function indentOf(line) {
 
 /** @param {string} row */
 function tableCells(row) {
-  return row.trim().replace(/^\|/, "").replace(/\|$/, "").split("|").map((cell) => cell.trim());
+  return row
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/\|$/, "")
+    .split("|")
+    .map((cell) => cell.trim());
 }
 
 /**
@@ -327,12 +338,21 @@ function renderBlocks(source, citations) {
       /** @type {string[]} */
       const rows = [];
       while (i < lines.length && (lines[i] ?? "").includes("|") && (lines[i] ?? "").trim() !== "") {
-        rows.push("<tr>" + tableCells(lines[i] ?? "").map((c, x) => cellHtml(c, x, "td")).join("") + "</tr>");
+        rows.push(
+          "<tr>" +
+            tableCells(lines[i] ?? "")
+              .map((c, x) => cellHtml(c, x, "td"))
+              .join("") +
+            "</tr>",
+        );
         i += 1;
       }
       out.push(
-        '<div class="table-container"><table><thead><tr>' + header.map((c, x) => cellHtml(c, x, "th")).join("") +
-          "</tr></thead><tbody>" + rows.join("") + "</tbody></table></div>",
+        '<div class="table-container"><table><thead><tr>' +
+          header.map((c, x) => cellHtml(c, x, "th")).join("") +
+          "</tr></thead><tbody>" +
+          rows.join("") +
+          "</tbody></table></div>",
       );
       continue;
     }
@@ -593,7 +613,8 @@ function renderRow(row, state, partial) {
     thinkingBody.innerHTML = renderAnswerHtml(state.thinking, new Map(), partial);
     const toggle = thinkingContainer.querySelector(".thinking-toggle");
     const ended = state.thinkingEndedAt ?? (partial ? null : Date.now());
-    if (toggle) toggle.textContent = ended === null ? "Thinking…" : "Thought for " + Math.max(1, Math.round((ended - state.startedAt) / 1000)) + "s";
+    if (toggle)
+      toggle.textContent = ended === null ? "Thinking…" : "Thought for " + Math.max(1, Math.round((ended - state.startedAt) / 1000)) + "s";
   }
   const answerBody = row.querySelector(".message-bubble > .response-content-markdown");
   const text = state.finalMessage ?? state.answer;
@@ -717,7 +738,7 @@ async function send() {
       else if (state.finalMessage === null) showError("The response ended unexpectedly. Please try again.", response.status);
       else completed = true;
     }
-  } catch (error) {
+  } catch {
     if (controller.signal.aborted) stopped = true;
     else showError("Network error: the connection was interrupted. Please try again.", null);
   } finally {

@@ -21,7 +21,15 @@ function NewKeyNotice({ created }: { created: CreatedApiKey }) {
       <h2 id="new-key-title">Your new key “{created.name}”</h2>
       <p>Copy it now and store it somewhere safe. For your security it will not be shown again.</p>
       <div class="secret">
-        <input id="new-api-key" type="text" readonly value={created.apiKey} aria-label="New API key" spellcheck={false} autocomplete="off" />
+        <input
+          id="new-api-key"
+          type="text"
+          readonly
+          value={created.apiKey}
+          aria-label="New API key"
+          spellcheck={false}
+          autocomplete="off"
+        />
         <button class="btn btn-primary" type="button" data-copy-target="new-api-key">
           Copy
         </button>

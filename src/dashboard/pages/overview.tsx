@@ -119,8 +119,8 @@ export function OverviewPage({ frame, data }: { frame: SignedInFrame; data: Over
           <div class="notice danger" role="status">
             <h2>Your balance is running low</h2>
             <p>
-              {formatNumber(account.credits)} credits left, enough for {formatNumber(Math.floor(account.credits / CREDITS_PER_REQUEST))} more
-              requests. Requests are refused with HTTP 429 once the balance is spent. Contact your account manager to top up.
+              {formatNumber(account.credits)} credits left, enough for {formatNumber(Math.floor(account.credits / CREDITS_PER_REQUEST))}{" "}
+              more requests. Requests are refused with HTTP 429 once the balance is spent. Contact your account manager to top up.
             </p>
           </div>
         )}
@@ -183,9 +183,7 @@ export function OverviewPage({ frame, data }: { frame: SignedInFrame; data: Over
               </div>
               <p class="hint">Send your key in the X-API-Key header. Each request costs {CREDITS_PER_REQUEST} credits.</p>
               <pre class="snippet">
-                <code>
-                  {`curl -H "X-API-Key: $API_KEY" \\\n  "${data.baseUrl}/scrapers/grok?prompt=Hello"`}
-                </code>
+                <code>{`curl -H "X-API-Key: $API_KEY" \\\n  "${data.baseUrl}/scrapers/grok?prompt=Hello"`}</code>
               </pre>
               <p class="hint">
                 Full reference: <a href="/docs">API docs</a> · Member since <Time iso={account.createdAt} />

@@ -14,8 +14,7 @@ export function SignInHelpPage({ notice }: { notice?: string }) {
           </div>
         )}
         <p>
-          Open the one-time sign-in link you received from us. Each link works once and expires; there is no password to remember or
-          leak.
+          Open the one-time sign-in link you received from us. Each link works once and expires; there is no password to remember or leak.
         </p>
         <p>Need a new link? Ask your account manager or our support team for one.</p>
         <p class="hint">
@@ -30,7 +29,17 @@ export function SignInHelpPage({ notice }: { notice?: string }) {
  * Opening the link only shows this page; the POST from its button uses the link up. Mail scanners and link previews
  * fetch links with GET, and must not burn a customer's one-time link.
  */
-export function ConfirmSignInPage({ token, csrf, accountName, expiresAt }: { token: string; csrf: string; accountName: string; expiresAt: string }) {
+export function ConfirmSignInPage({
+  token,
+  csrf,
+  accountName,
+  expiresAt,
+}: {
+  token: string;
+  csrf: string;
+  accountName: string;
+  expiresAt: string;
+}) {
   return (
     <Layout title="Sign in" frame={null}>
       <CenteredCard>

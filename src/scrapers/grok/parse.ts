@@ -129,14 +129,15 @@ function httpFailure(capture: StreamCapture): UpstreamError {
 
 /** Challenge pages and the region notice, recognised by their text whatever the status. */
 function blockedBodyFailure(body: string): UpstreamError | null {
-  if (CHALLENGE_MARKERS.test(body)) return new UpstreamError(DETAIL.antiBot, { retryable: true, cause: new Error("grok anti-bot challenge") });
+  if (CHALLENGE_MARKERS.test(body))
+    return new UpstreamError(DETAIL.antiBot, { retryable: true, cause: new Error("grok anti-bot challenge") });
   if (REGION_MARKER.test(body)) return new UpstreamError(DETAIL.region, { retryable: false, cause: new Error("grok region block") });
   return null;
 }
 
 function streamFailure(error: unknown): UpstreamError {
   // the provider's message goes to the log (cause) only; matching on it is safe, echoing it is not
-  const described = typeof error === "string" ? error : JSON.stringify(error) ?? "";
+  const described = typeof error === "string" ? error : (JSON.stringify(error) ?? "");
   const cause = new Error(`grok stream error: ${described.slice(0, 500)}`);
   if (MODERATION_MARKER.test(described)) return new UpstreamError(DETAIL.moderated, { retryable: false, cause });
   if (CHALLENGE_MARKERS.test(described)) return new UpstreamError(DETAIL.antiBot, { retryable: true, cause });
@@ -312,6 +313,7 @@ function cardUrls(entries: unknown[]): Map<string, string> {
 const REMOVED = "\u0000";
 // marks the edges of an unwrapped artifact until the blank lines around it are normalised
 const BLOCK_EDGE = "\u0001";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0001 is the private marker inserted above, never provider text.
 const BLOCK_EDGES = /\n*\u0001(?:\n*\u0001)*\n*/g;
 const ARTIFACT = /<xaiArtifact\b([^>]*)>([\s\S]*?)<\/xaiArtifact\s*>/g;
 const STRAY_ARTIFACT_TAG = /<\/?xaiArtifact\b[^>]*>/g;
@@ -333,7 +335,10 @@ function toResultMarkdown(raw: string, cards: Map<string, string>, webSources: W
   };
 
   let markdown = raw.replace(/\r\n?/g, "\n").replaceAll(REMOVED, "").replaceAll(BLOCK_EDGE, "");
-  markdown = markdown.replace(ARTIFACT, (_match, attributes: string, content: string) => `${BLOCK_EDGE}${unwrapArtifact(attributes, content)}${BLOCK_EDGE}`);
+  markdown = markdown.replace(
+    ARTIFACT,
+    (_match, attributes: string, content: string) => `${BLOCK_EDGE}${unwrapArtifact(attributes, content)}${BLOCK_EDGE}`,
+  );
   // an artifact is a block of its own: exactly one blank line around it, also between two adjacent artifacts
   markdown = markdown.replace(BLOCK_EDGES, "\n\n");
   markdown = markdown.replace(STRAY_ARTIFACT_TAG, "");

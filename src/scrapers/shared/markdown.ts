@@ -93,9 +93,7 @@ function renderListItem(item: BlockNode): string {
   const marker = token.info !== "" ? `${token.info}${token.markup} ` : "- ";
   const lines = renderBlocks(item.children, "\n").split("\n");
   const indent = " ".repeat(marker.length);
-  return lines
-    .map((line, index) => (index === 0 ? `${marker}${line}`.trimEnd() : line === "" ? "" : `${indent}${line}`))
-    .join("\n");
+  return lines.map((line, index) => (index === 0 ? `${marker}${line}`.trimEnd() : line === "" ? "" : `${indent}${line}`)).join("\n");
 }
 
 function renderTable(table: BlockNode): string {
