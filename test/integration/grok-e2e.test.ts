@@ -192,6 +192,32 @@ describe("cache, hosted markdown and credits", () => {
     expect(await balanceOf(own.accountId)).toBe(9);
   });
 
+  it("every other provider failure maps to a client-safe 502 and restores credits", async () => {
+    const own = await createTestAccount(9);
+    const cases: Array<[string, RegExp]> = [
+      ["login_wall", /sign in|login/i],
+      ["rate_limited", /rate limit|usage limit/i],
+      ["malformed_stream", /retry/i],
+    ];
+    for (const [fault, detail] of cases) {
+      await replicaControl("faults", { provider: "grok", fault, count: 1 });
+      const { status, body } = await scrape({ prompt: `fault ${fault}`, bypass_cache: "true" }, own.apiKey);
+      expect(status, fault).toBe(502);
+      expect(body.detail, fault).toMatch(detail);
+      expect(body.detail).not.toMatch(/\{|at \w+ \(/);
+    }
+    expect(await balanceOf(own.accountId)).toBe(9);
+  });
+
+  it("a slow provider still answers completely within the timeout", async () => {
+    await replicaControl("pacing", { provider: "grok", delay_ms: 1_500, chunk_ms: 40 });
+    const { status, body } = await scrape({ prompt: "citation-tags slowly", bypass_cache: "true", timeout: "60" });
+    expect(status).toBe(200);
+    expect(body).toMatchObject(expectedFields(pickGrokScenario("citation-tags"), "MODEL_MODE_AUTO"));
+    expect(body.result_markdown).not.toContain("<grok:render");
+    expect(body.elapsed_ms).toBeGreaterThan(1_500);
+  });
+
   it("a scrape that outlives timeout answers 408 and restores the credits", async () => {
     const own = await createTestAccount(3);
     await replicaControl("faults", { provider: "grok", fault: "hang", count: 1 });

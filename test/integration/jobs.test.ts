@@ -176,6 +176,18 @@ describe("retries and refunds (real queue, real Chromium, replica faults)", () =
     expect((await ledgerOf(own.accountId)).map((row) => row.kind)).toEqual(["charge", "refund"]);
   });
 
+  it("a failure no retry can fix (login wall) fails at once after one attempt, refunded", async () => {
+    const own = await createTestAccount(9);
+    await replicaControl("faults", { provider: "grok", fault: "login_wall", count: 4 });
+    const { job_id } = (await (await submit({ prompt: "behind a login wall", bypass_cache: "true" }, own.apiKey)).json()) as {
+      job_id: string;
+    };
+    const failed = await waitForTerminal(job_id);
+    expect(failed).toMatchObject({ status: "failed", attempts: 1 });
+    expect(failed.error).toMatch(/sign in|login/i);
+    expect(await balanceOf(own.accountId)).toBe(9);
+  });
+
   it("a 20-job batch submitted first, then polled, all finish done", async () => {
     const own = await createTestAccount(60);
     const ids: string[] = [];
