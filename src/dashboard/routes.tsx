@@ -184,12 +184,7 @@ function createDashboard(): Hono<AppEnv> {
     const token = c.req.param("token");
     const target = LOGIN_TOKEN_PATTERN.test(token) ? await peekLoginLink(c.env.DB, token) : null;
     if (target === null) {
-      return c.html(
-        <MessagePage title="This sign-in link cannot be used" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
-          It is invalid, has expired, or was already used: each link works once. Ask your account manager for a new one.
-        </MessagePage>,
-        404,
-      );
+      return c.html(<UnusableLinkPage />, 404);
     }
     const csrf = await issueLoginCsrf(c, sessionSecret(c.env));
     return c.html(<ConfirmSignInPage token={token} csrf={csrf} accountName={target.accountName} expiresAt={target.expiresAt} />);
@@ -212,12 +207,7 @@ function createDashboard(): Hono<AppEnv> {
     }
     const accountId = LOGIN_TOKEN_PATTERN.test(token) ? await consumeLoginLink(c.env.DB, token) : null;
     if (accountId === null) {
-      return c.html(
-        <MessagePage title="This sign-in link cannot be used" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
-          It is invalid, has expired, or was already used: each link works once. Ask your account manager for a new one.
-        </MessagePage>,
-        400,
-      );
+      return c.html(<UnusableLinkPage />, 400);
     }
     // A fresh session id at every sign-in: a session id known before signing in is worth nothing after it.
     const previous = await readSessionCookie(c, secret);
@@ -359,6 +349,15 @@ function createDashboard(): Hono<AppEnv> {
   });
 
   return dashboard;
+}
+
+/** A sign-in link that is invalid, expired or already used: the same answer whichever it is. */
+function UnusableLinkPage() {
+  return (
+    <MessagePage title="This sign-in link cannot be used" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
+      It is invalid, has expired, or was already used: each link works once. Ask your account manager for a new one.
+    </MessagePage>
+  );
 }
 
 export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>): void {
