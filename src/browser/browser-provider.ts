@@ -4,7 +4,7 @@
  * session stays open for the next scrape) or reports the session broken so the pool replaces it.
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
-import { PoolWarmingUpError, type ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
+import { BrowserUnreachableError, PoolWarmingUpError, type ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
 import { browserPoolStub } from "./browser-pool";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";
@@ -50,7 +50,7 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
     } catch (error) {
       await pool.release(lease.sessionId, false);
       if (attempt < CONNECT_ATTEMPTS) continue;
-      throw new UpstreamError("Could not connect to a browser session. Safe to retry.", { cause: error });
+      throw new BrowserUnreachableError(error);
     }
     return await usePage(browser, request, work, (healthy) => pool.release(lease.sessionId, healthy));
   }

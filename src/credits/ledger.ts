@@ -76,11 +76,6 @@ export async function refundCredits(
   return insert?.meta.changes === 1;
 }
 
-export async function getBalance(db: D1Database, accountId: string): Promise<number> {
-  const row = await db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(accountId).first<{ credits: number }>();
-  return row?.credits ?? 0;
-}
-
 export type AdjustmentKind = "grant" | "adjustment";
 
 export interface CreditAdjustment {

@@ -52,7 +52,7 @@ export function registerScraperRoutes(app: OpenAPIHono<AppEnv>): void {
   for (const scraper of SCRAPER_IDS) registerSyncRoute(app, scraper);
 }
 
-/** Registered after every real route: any other `/scrapers/...` path names an unknown scraper. */
+/** Registered after every real route: every other `/scrapers/...` path names an unknown scraper. */
 export function registerUnknownScraperRoutes(app: OpenAPIHono<AppEnv>): void {
   app.all("/scrapers/:scraper/*", () => {
     throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);

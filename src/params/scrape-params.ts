@@ -8,10 +8,6 @@ import { ISO_COUNTRY_CODES } from "./countries";
 export const SCRAPER_IDS = ["chatgpt", "perplexity", "grok", "copilot", "gemini", "google_ai_mode", "amazon_rufus"] as const;
 export type ScraperId = (typeof SCRAPER_IDS)[number];
 
-export function isScraperId(value: string): value is ScraperId {
-  return (SCRAPER_IDS as readonly string[]).includes(value);
-}
-
 /** Scrapers whose providers refuse Japan and Taiwan (spec §4.1). */
 const COUNTRIES_REFUSED: Partial<Record<ScraperId, readonly string[]>> = {
   grok: ["JP", "TW"],

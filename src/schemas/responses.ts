@@ -3,6 +3,7 @@
  * OpenAPI document. Provider parsers return the scraper-specific part; the pipeline adds the common part (§2.1).
  */
 import { z } from "@hono/zod-openapi";
+import { GROK_MODES } from "../params/scrape-params";
 
 export const ErrorBodySchema = z
   .object({ detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }) })
@@ -60,7 +61,7 @@ export const ConversationSchema = z
   .openapi("Conversation");
 export type Conversation = z.infer<typeof ConversationSchema>;
 
-export const GrokModeSchema = z.enum(["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"]);
+export const GrokModeSchema = z.enum(GROK_MODES);
 export type GrokMode = z.infer<typeof GrokModeSchema>;
 
 /** What the Grok parser extracts from one captured exchange (everything of §2.2 that comes from the provider). */

@@ -114,6 +114,22 @@ describe("browser pool", () => {
     expect(await balanceOf(own.accountId)).toBe(3);
   });
 
+  it("an idle session whose browser died is dropped on its next use, and the scrape succeeds on a fresh one", async () => {
+    const own = await createTestAccount(6);
+    expect((await scrape(own.apiKey, { prompt: "Warm up", country: "PT" })).status).toBe(200);
+    const [stale] = (await poolStats("PT")).sessions;
+    expect(stale?.busy).toBe(false);
+    const intruder = await puppeteer.connect(env.BROWSER, stale?.session_id ?? "");
+    await intruder.close();
+
+    const next = await scrape(own.apiKey, { prompt: "After the idle browser died", country: "PT" });
+    expect(next.status).toBe(200);
+    const stats = await poolStats("PT");
+    expect(stats.sessions.map((session) => session.session_id)).not.toContain(stale?.session_id);
+    expect(stats.launches).toBe(2);
+    expect(await balanceOf(own.accountId)).toBe(0);
+  });
+
   it("answers 503 'warming up' with Retry-After when no session may be launched, and recovers when allowed", async () => {
     const own = await createTestAccount(6);
     const configured = await admin("/admin/pools/ES/config", { method: "POST", body: JSON.stringify({ launches_per_minute: 0 }) });
