@@ -1,12 +1,44 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { REPLICA_PROVIDERS, replicaOriginOverride } from "./replicas/server";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
+/** `PROVIDER_ORIGIN_<ID>` of every provider, pointing its scraper at its replica. */
+function replicaOrigins(replicaUrl: string): Record<string, string> {
+  return Object.fromEntries(
+    REPLICA_PROVIDERS.map((provider) => [`PROVIDER_ORIGIN_${provider.id.toUpperCase()}`, replicaOriginOverride(provider, replicaUrl)]),
+  );
+}
+
+/** The Workers runtime with real D1, KV, Queues, Durable Objects and Browser Rendering, pointed at the replicas. */
+function workersRuntime() {
+  return cloudflareTest(async ({ inject }) => {
+    const replicaUrl = inject<string>("replicaUrl");
+    return {
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+          ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+          SESSION_SECRET: "test-session-secret-0123456789abcdef",
+          REPLICA_URL: replicaUrl,
+          ...replicaOrigins(replicaUrl),
+          // A small pool and queue so the tests can fill them.
+          BROWSER_POOL_SIZE: "2",
+          BROWSER_POOL_QUEUE_LIMIT: "4",
+          // Back-offs of 1, 3 and 9 s keep the four-attempt tests short.
+          JOB_RETRY_BASE_SECONDS: "1",
+        },
+      },
+    };
+  });
+}
+
 /**
- * Three levels (DESIGN.md §7): `unit` runs pure code in Node; `integration` runs inside workerd with real D1, KV,
- * Queues, Durable Objects and the Browser Rendering binding (real Chromium) against the provider replicas, which the
- * global setup starts in Node. Browser-heavy files run one at a time: these machines have two cores. `browser` drives
+ * Four levels (DESIGN.md §7): `unit` runs pure code and the replicas in Node, files in parallel; `integration` runs
+ * browser-free tests inside workerd (real D1, KV, Queues, Durable Objects), files in parallel; `e2e` drives every
+ * scraper through the Worker with real Chromium against its replica, one file at a time (two cores); `browser` drives
  * the dashboard with playwright-core in Debian's Chromium against a `wrangler dev` of the whole Worker.
  */
 export default defineConfig({
@@ -20,31 +52,21 @@ export default defineConfig({
         },
       },
       {
-        plugins: [
-          cloudflareTest(async ({ inject }) => {
-            const replicaUrl = inject<string>("replicaUrl");
-            return {
-              wrangler: { configPath: "./wrangler.toml" },
-              miniflare: {
-                bindings: {
-                  TEST_MIGRATIONS: await readD1Migrations("./migrations"),
-                  ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-                  SESSION_SECRET: "test-session-secret-0123456789abcdef",
-                  REPLICA_URL: replicaUrl,
-                  PROVIDER_ORIGIN_GROK: `${replicaUrl}/grok`,
-                  // A small pool and queue so the tests can fill them.
-                  BROWSER_POOL_SIZE: "2",
-                  BROWSER_POOL_QUEUE_LIMIT: "4",
-                  // Back-offs of 1, 3 and 9 s keep the four-attempt tests short.
-                  JOB_RETRY_BASE_SECONDS: "1",
-                },
-              },
-            };
-          }),
-        ],
+        plugins: [workersRuntime()],
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
+          globalSetup: ["test/global-setup.ts"],
+          setupFiles: ["test/integration/setup.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [workersRuntime()],
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["test/global-setup.ts"],
           setupFiles: ["test/integration/setup.ts"],
           fileParallelism: false,

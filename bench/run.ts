@@ -11,7 +11,7 @@ import { pickGrokScenario } from "../replicas/grok/scenarios";
 import { renderGrokBody } from "../replicas/grok/stream";
 import { splitIntoChunks } from "../replicas/shared/paced-body";
 import { parseGrokCapture } from "../src/scrapers/grok/parse";
-import type { StreamCapture } from "../src/scrapers/types";
+import type { StreamCapture } from "../src/scrapers/shared/capture/types";
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;

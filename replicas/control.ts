@@ -10,6 +10,9 @@
  *        Standing answer pacing: `delay_ms` before the first byte of the answer, `chunk_ms` between body chunks.
  *   POST /__control/reset   {} or {"provider":"grok"}
  *        Clears faults, pacing, counters and recorded requests (of one provider, or of all plus the default pacing).
+ *   POST /__control/layout  {"provider":"grok","layout":"b"}
+ *        Switches the markup variant the provider's pages are served in (every replica has at least two sheet-legal
+ *        layouts; the first is the default). Reset restores the default layout.
  *   GET  /__control/state
  *        Pending faults, effective pacing, counters and the last recorded requests of every provider.
  *
@@ -70,6 +73,8 @@ interface PendingFault {
 }
 
 interface ProviderState {
+  layouts: readonly string[];
+  layout: string;
   faults: PendingFault[];
   pacing: Partial<Pacing>;
   exchanges: number;
@@ -79,8 +84,9 @@ interface ProviderState {
   requests: RecordedRequest[];
 }
 
-function freshProviderState(): ProviderState {
-  return { faults: [], pacing: {}, exchanges: 0, rejected: 0, pageLoads: 0, faultsServed: {}, requests: [] };
+function freshProviderState(layouts: readonly string[]): ProviderState {
+  const layout = layouts[0] ?? "default";
+  return { layouts, layout, faults: [], pacing: {}, exchanges: 0, rejected: 0, pageLoads: 0, faultsServed: {}, requests: [] };
 }
 
 /** JSON shape of GET /__control/state (snake_case like the rest of the service's HTTP surface). */
@@ -89,6 +95,8 @@ export interface ControlState {
   providers: Record<
     string,
     {
+      layout: string;
+      layouts: readonly string[];
       faults: { fault: FaultName; remaining: number; delay_ms: number | null; chunk_ms: number | null }[];
       pacing: { delay_ms: number; chunk_ms: number };
       exchanges: number;
@@ -106,8 +114,19 @@ export class FaultController {
   private defaultPacing: Partial<Pacing> = {};
 
   /** Makes a provider known to the control API; the server calls this when it mounts the provider's app. */
-  registerProvider(provider: string): void {
-    if (!this.providers.has(provider)) this.providers.set(provider, freshProviderState());
+  registerProvider(provider: string, layouts: readonly string[] = ["default"]): void {
+    if (!this.providers.has(provider)) this.providers.set(provider, freshProviderState(layouts));
+  }
+
+  /** The markup variant the provider's pages are served in now. */
+  layoutOf(provider: string): string {
+    return this.stateOf(provider).layout;
+  }
+
+  setLayout(provider: string, layout: string): void {
+    const state = this.stateOf(provider);
+    if (!state.layouts.includes(layout)) throw new RangeError(`layout: must be one of ${state.layouts.join(", ")}`);
+    state.layout = layout;
   }
 
   providerIds(): string[] {
@@ -129,12 +148,11 @@ export class FaultController {
 
   reset(provider?: string): void {
     if (provider !== undefined) {
-      this.stateOf(provider);
-      this.providers.set(provider, freshProviderState());
+      this.providers.set(provider, freshProviderState(this.stateOf(provider).layouts));
       return;
     }
     this.defaultPacing = {};
-    for (const id of this.providers.keys()) this.providers.set(id, freshProviderState());
+    for (const [id, state] of this.providers) this.providers.set(id, freshProviderState(state.layouts));
   }
 
   /** Counts one exchange (a request to the provider's answer endpoint) and records the request. */
@@ -175,6 +193,8 @@ export class FaultController {
     for (const [id, state] of this.providers) {
       const pacing: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing, ...state.pacing };
       providers[id] = {
+        layout: state.layout,
+        layouts: state.layouts,
         faults: state.faults.map((f) => ({
           fault: f.fault,
           remaining: f.remaining,
@@ -224,6 +244,11 @@ const pacingBody = z.strictObject({
   provider: z.string({ error: "must be a string" }).optional(),
   delay_ms: milliseconds.optional(),
   chunk_ms: milliseconds.optional(),
+});
+
+const layoutBody = z.strictObject({
+  provider: z.string({ error: "must be a string" }),
+  layout: z.string({ error: "must be a string" }),
 });
 
 const resetBody = z.strictObject({
@@ -296,6 +321,17 @@ export function createControlApp(controller: FaultController): Hono {
     const pacing = pacingFrom(body);
     if (Object.keys(pacing).length === 0) throw new ControlInputError("body: needs delay_ms or chunk_ms");
     controller.setPacing(body.provider === undefined ? undefined : knownProvider(body.provider), pacing);
+    return c.json(controller.state());
+  });
+
+  app.post("/layout", async (c) => {
+    const body = await readBody(c.req.raw, layoutBody, false);
+    try {
+      controller.setLayout(knownProvider(body.provider), body.layout);
+    } catch (error) {
+      if (error instanceof RangeError) throw new ControlInputError(error.message);
+      throw error;
+    }
     return c.json(controller.state());
   });
 

@@ -5,8 +5,8 @@
  *   tsx replicas/server.ts            # listens on 127.0.0.1:$REPLICA_PORT (default 8788)
  *   PROVIDER_ORIGIN_GROK=http://127.0.0.1:8788/grok
  *
- * Adding a provider: write `replicas/<provider>/app.ts` exporting `create<Provider>App(controller)` that returns a Hono
- * app whose routes are the real site's paths, then add one entry to REPLICA_PROVIDERS.
+ * Adding a provider: write `replicas/<provider>/index.ts` exporting a ReplicaProvider whose app's routes are the real
+ * site's paths (below its mount path), then add it to REPLICA_PROVIDERS.
  */
 import { Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,18 +14,32 @@ import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { createControlApp, FaultController } from "./control";
-import { createGrokApp, GROK_PROVIDER_ID } from "./grok/app";
+import { amazonRufusReplica } from "./amazon_rufus";
+import { chatgptReplica } from "./chatgpt";
+import { copilotReplica } from "./copilot";
+import { geminiReplica } from "./gemini";
+import { googleAiModeReplica } from "./google_ai_mode";
+import { grokReplica } from "./grok";
+import { perplexityReplica } from "./perplexity";
+import type { ReplicaProvider } from "./shared/replica-provider";
 import type { ReplicaEnv } from "./shared/replica-env";
 
-/** A mounted provider replica: its id in the control API, its path prefix, and its app factory. */
-export interface ReplicaProvider {
-  id: string;
-  /** Path prefix the real site's paths hang below; the scraper's origin override is `http://host:port<mountPath>`. */
-  mountPath: string;
-  createApp: (controller: FaultController) => Hono<ReplicaEnv>;
-}
+export type { ReplicaProvider };
 
-export const REPLICA_PROVIDERS: readonly ReplicaProvider[] = [{ id: GROK_PROVIDER_ID, mountPath: "/grok", createApp: createGrokApp }];
+export const REPLICA_PROVIDERS: readonly ReplicaProvider[] = [
+  chatgptReplica,
+  perplexityReplica,
+  grokReplica,
+  copilotReplica,
+  geminiReplica,
+  googleAiModeReplica,
+  amazonRufusReplica,
+];
+
+/** The origin override (`PROVIDER_ORIGIN_<ID>`) that points a provider's scraper at its replica on `baseUrl`. */
+export function replicaOriginOverride(provider: ReplicaProvider, baseUrl: string): string {
+  return `${baseUrl}${provider.mountPath}${provider.originSuffix ?? ""}`;
+}
 
 /** The whole replica app: control routes, health, and every provider under its prefix. */
 export function createReplicaApp(controller: FaultController = new FaultController()): Hono<ReplicaEnv> {
@@ -34,7 +48,7 @@ export function createReplicaApp(controller: FaultController = new FaultControll
   app.get("/__health", (c) => c.json({ ok: true, providers: controller.providerIds() }));
   app.route("/__control", createControlApp(controller));
   for (const provider of REPLICA_PROVIDERS) {
-    controller.registerProvider(provider.id);
+    controller.registerProvider(provider.id, provider.layouts);
     app.route(provider.mountPath, provider.createApp(controller));
   }
   app.notFound((c) => c.text("Not Found", 404));
@@ -71,6 +85,7 @@ export function startReplicaServer(options: ReplicaServerOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_REPLICA_PORT, hostname: host }, (info: AddressInfo) => {
       server.off("error", reject);
+      if (server instanceof Server) for (const provider of REPLICA_PROVIDERS) provider.attachToServer?.(server, controller);
       const urlHost = host.includes(":") ? `[${host}]` : host;
       resolve({
         url: `http://${urlHost}:${info.port}`,
@@ -97,7 +112,7 @@ if (isMain) {
   }
   const running = await startReplicaServer({ port, host: process.env.REPLICA_HOST ?? "127.0.0.1" });
   console.log(`replicas listening on ${running.url}`);
-  for (const provider of REPLICA_PROVIDERS) console.log(`  ${provider.id}: ${running.url}${provider.mountPath}`);
+  for (const provider of REPLICA_PROVIDERS) console.log(`  ${provider.id}: ${replicaOriginOverride(provider, running.url)}`);
   const stop = (): void => {
     void running.close().then(() => process.exit(0));
   };

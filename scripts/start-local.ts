@@ -8,7 +8,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startReplicaServer } from "../replicas/server";
+import { startReplicaServer, REPLICA_PROVIDERS, replicaOriginOverride } from "../replicas/server";
 
 const root = resolve(import.meta.dirname, "..");
 const localDir = join(root, ".local");
@@ -80,7 +80,12 @@ async function main(): Promise<void> {
       "# Written by scripts/start-local.ts on every start; local secrets and replica origins.",
       `ADMIN_TOKEN=${adminToken}`,
       `SESSION_SECRET=${sessionSecret}`,
-      `PROVIDER_ORIGIN_GROK=${replicaBase}/grok`,
+      // Live mode (LIVE=1) leaves the origins unset: the scrapers then drive the real sites.
+      ...(process.env.LIVE === "1"
+        ? []
+        : REPLICA_PROVIDERS.map(
+            (provider) => `PROVIDER_ORIGIN_${provider.id.toUpperCase()}=${replicaOriginOverride(provider, replicaBase)}`,
+          )),
       "",
     ].join("\n"),
     { mode: 0o600 },

@@ -99,6 +99,26 @@ export class UpstreamError extends ServiceError {
   }
 }
 
+/**
+ * 502: the provider's page no longer looks the way its module expects (a control, menu entry or request field is
+ * missing): the site changed. `code` is stable (`<provider>.<what>`, e.g. `grok.mode_item_missing`) so operators can see
+ * within minutes which provider drifted (logs, `/admin/providers`); the client gets a safe 502. `reason` stays internal.
+ * Retryable: sites roll out layouts gradually, so another session may still get the old one.
+ */
+export class ScraperDriftError extends UpstreamError {
+  readonly provider: string;
+  readonly code: string;
+
+  constructor(provider: string, what: string, reason: string) {
+    super(`The ${provider} page did not look as expected (its layout may have changed). Safe to retry; the operators are alerted.`, {
+      retryable: true,
+      cause: new Error(`${provider}.${what}: ${reason}`),
+    });
+    this.provider = provider;
+    this.code = `${provider}.${what}`;
+  }
+}
+
 /** 503: the browser pool has nothing warm and may not launch yet. */
 export class PoolWarmingUpError extends ServiceError {
   constructor(retryAfterSeconds = 5) {

@@ -18,7 +18,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { FaultController, FaultName } from "../control";
 import { pacedBody, sleep, splitIntoChunks, untilAborted } from "../shared/paced-body";
 import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
-import { renderGrokHomePage } from "./page";
+import { isGrokLayout, renderGrokHomePage } from "./page";
 import { GROK_MODE_IDS, pickGrokScenario, type GrokModeId } from "./scenarios";
 import { renderGrokBody, type GrokStreamFault } from "./stream";
 
@@ -86,7 +86,8 @@ export function createGrokApp(controller: FaultController): Hono<ReplicaEnv> {
     if (walled) setCookie(c, LOGIN_WALL_COOKIE, "1", { path: url.pathname, httpOnly: true, sameSite: "Lax" });
     else if (getCookie(c, LOGIN_WALL_COOKIE) !== undefined) deleteCookie(c, LOGIN_WALL_COOKIE, { path: url.pathname });
     c.header("cache-control", "no-store");
-    return c.html(renderGrokHomePage({ loginWall: walled }));
+    const layout = controller.layoutOf(GROK_PROVIDER_ID);
+    return c.html(renderGrokHomePage({ loginWall: walled, layout: isGrokLayout(layout) ? layout : "classic" }));
   });
 
   app.post(GROK_CONVERSATION_PATH, async (c) => {

@@ -70,23 +70,76 @@ const LOGIN_WALL = `<div class="modal-overlay" data-state="open"></div>
 </div>`;
 
 const MODE_ITEMS = [
-  { id: "auto", label: "Auto" },
-  { id: "fast", label: "Fast" },
-  { id: "expert", label: "Expert" },
+  { label: "Auto", description: "Chooses Fast or Expert" },
+  { label: "Fast", description: "Quick responses" },
+  { label: "Expert", description: "Thinks hard" },
 ] as const;
+
+/**
+ * Markup variants, all legal by grok.md (DESIGN.md §6): the scraper must work on each without hints.
+ * - `classic`: ProseMirror composer, picker labelled "Model select", plain menu items.
+ * - `described`: picker without an aria-label (its text is the current mode), items that hold a title and a
+ *   description (role menuitemradio), renamed classes and an extra wrapper around the composer.
+ * - `legacy`: the older `textarea` composer, menu labels in capitals.
+ */
+export const GROK_LAYOUTS = ["classic", "described", "legacy"] as const;
+export type GrokLayout = (typeof GROK_LAYOUTS)[number];
+
+export function isGrokLayout(value: string): value is GrokLayout {
+  return GROK_LAYOUTS.some((layout) => layout === value);
+}
 
 export interface GrokPageOptions {
   /** Render the signed-out state: Sign in / Sign up buttons in the header and the sign-in modal over the composer. */
   loginWall: boolean;
+  layout: GrokLayout;
+}
+
+/** Where the page script finds its own elements in each layout (the script's business, not the scraper's). */
+function layoutConfig(layout: GrokLayout) {
+  return {
+    composer: layout === "legacy" ? "textarea.chat-input" : '.query-bar [contenteditable="true"]',
+    textarea: layout === "legacy",
+    modeButton: '.query-bar button[aria-haspopup="menu"]',
+    modeLabel: ".mode-label",
+    modeMenu: '.query-bar [role="menu"]',
+    modeItem: layout === "described" ? '[role="menuitemradio"]' : '[role="menuitem"]',
+    labels: MODE_ITEMS.map((item) => (layout === "legacy" ? item.label.toUpperCase() : item.label)),
+  };
+}
+
+function renderMenuItems(layout: GrokLayout): string {
+  return MODE_ITEMS.map((item) => {
+    if (layout === "described") {
+      return `<div role="menuitemradio" tabindex="-1" aria-checked="false" class="mi-row"><span class="mi-title">${item.label}</span><span class="mi-desc">${item.description}</span></div>`;
+    }
+    const label = layout === "legacy" ? item.label.toUpperCase() : item.label;
+    return `<div role="menuitem" tabindex="-1" data-state="unchecked" aria-checked="false">${label}</div>`;
+  }).join("");
+}
+
+function renderComposer(layout: GrokLayout): string {
+  if (layout === "legacy") {
+    return `<textarea class="chat-input" rows="2" aria-label="Ask Grok anything" placeholder="What do you want to know?"></textarea>`;
+  }
+  const editor = `<div class="tiptap ProseMirror" contenteditable="true" role="textbox" translate="no" tabindex="0" aria-label="Ask Grok anything" aria-multiline="true"><p class="is-empty is-editor-empty" data-placeholder="What do you want to know?"><br class="ProseMirror-trailingBreak"></p></div>`;
+  return layout === "described" ? `<div class="editor-shell"><div class="editor-inner">${editor}</div></div>` : editor;
+}
+
+function renderModePicker(layout: GrokLayout): string {
+  const label = layout === "legacy" ? "AUTO" : "Auto";
+  if (layout === "described") {
+    return `<button type="button" id="mode-trigger" class="pill-select" aria-haspopup="menu" aria-expanded="false" data-state="closed"><span class="mode-label">${label}</span></button>`;
+  }
+  return `<button type="button" id="model-select-trigger" aria-label="Model select" aria-haspopup="menu" aria-expanded="false" data-state="closed"><span class="mode-label">${label}</span></button>`;
 }
 
 export function renderGrokHomePage(options: GrokPageOptions): string {
   const header = options.loginWall
     ? `<div class="auth-buttons"><a role="button" class="button" href="https://accounts.x.ai/sign-in?redirect=grok-com">Sign in</a><a role="button" class="button" href="https://accounts.x.ai/sign-up?redirect=grok-com">Sign up</a></div>`
     : `<div class="account-menu"><button type="button" aria-label="Account" class="avatar">G</button></div>`;
-  const items = MODE_ITEMS.map(
-    (m) => `<div role="menuitem" tabindex="-1" data-mode-id="${m.id}" data-state="unchecked" aria-checked="false">${m.label}</div>`,
-  ).join("");
+  const items = renderMenuItems(options.layout);
+  const config = JSON.stringify(layoutConfig(options.layout)).replaceAll("<", "\\u003c");
   return `<!DOCTYPE html>
 <html lang="en" class="dark">
 <head>
@@ -104,21 +157,22 @@ export function renderGrokHomePage(options: GrokPageOptions): string {
 <main>
   <div id="thread" class="flex flex-col w-full"></div>
   <form class="query-bar" action="" autocomplete="off">
-    <div class="tiptap ProseMirror" contenteditable="true" role="textbox" translate="no" tabindex="0" aria-label="Ask Grok anything" aria-multiline="true"><p class="is-empty is-editor-empty" data-placeholder="What do you want to know?"><br class="ProseMirror-trailingBreak"></p></div>
+    ${renderComposer(options.layout)}
     <div class="composer-bar">
-      <button type="button" id="model-select-trigger" aria-label="Model select" aria-haspopup="menu" aria-expanded="false" data-state="closed"><span class="mode-label">Auto</span></button>
+      ${renderModePicker(options.layout)}
       <div>
         <button type="button" aria-label="Stop model response" hidden>Stop</button>
         <button type="submit" aria-label="Submit">Send</button>
       </div>
     </div>
-    <div id="model-select-menu" role="menu" aria-labelledby="model-select-trigger" aria-orientation="vertical" hidden>${items}</div>
+    <div id="model-select-menu" role="menu" aria-orientation="vertical" hidden>${items}</div>
   </form>
 </main>
 <section id="toaster" aria-label="Notifications" aria-live="polite"></section>
 <template id="login-wall-template">${LOGIN_WALL}</template>
 ${options.loginWall ? LOGIN_WALL : ""}
-<script type="module">${CLIENT_SCRIPT}</script>
+<script type="module">const LAYOUT = ${config};
+${CLIENT_SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -1,7 +1,9 @@
 /**
  * One Durable Object per country owns that country's Browser Rendering sessions. Scrapes lease a session, connect to
  * it, and hand it back; a healthy session is never closed, only disconnected, so the next scrape reuses it warm.
- * The pool is bounded (size per country), and so is the number of scrapes waiting for a session.
+ * A session serves one provider's domain set only (Browser Rendering guardrails), so the pool is partitioned by it:
+ * each provider may keep up to `size` sessions warm, and the country as a whole at most `maxSessions` (an idle
+ * session of another provider is retired to make room). The number of scrapes waiting for a session is bounded too.
  *
  * The session table is persisted, so an evicted and restarted object still knows its sessions; leases carry an
  * expiry, so a scrape that died without handing its session back cannot hold it forever.
@@ -16,6 +18,8 @@ import { launchOptionsFor } from "./session";
 
 interface PooledSession {
   sessionId: string;
+  /** The provider the session was launched for (display); sessions are matched by `domainsKey`. */
+  provider: string;
   domainsKey: string;
   busy: boolean;
   leaseExpiresAt: number | null;
@@ -33,6 +37,7 @@ interface Counters {
 }
 
 interface Waiter {
+  provider: string;
   domainsKey: string;
   leaseMs: number;
   resolve: (result: AcquireResult) => void;
@@ -51,8 +56,8 @@ export class BrowserPool extends DurableObject<Env> {
   private counters: Counters;
   private launchTimes: number[];
   private readonly waiters: Waiter[] = [];
-  /** Launches in flight count against the size limit too. */
-  private launching = 0;
+  /** Launches in flight count against the limits too, per domain set. */
+  private readonly launching = new Map<string, number>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,17 +93,19 @@ export class BrowserPool extends DurableObject<Env> {
       return this.lease(idle, request.leaseMs, true);
     }
 
-    if (this.sessions.size + this.launching >= this.config.size) {
-      // Make room by retiring an idle session that serves another provider's domains.
-      const other = [...this.sessions.values()].find((session) => !session.busy);
-      if (other !== undefined) await this.discard(other.sessionId);
-    }
-    if (this.sessions.size + this.launching < this.config.size) {
-      if (this.launchBudgetLeft()) return this.launch(country, request, domainsKey);
-      if (![...this.sessions.values()].some((session) => session.busy)) {
-        this.counters.rejectedWarmingUp += 1;
-        this.persist();
-        return { ok: false, reason: "warming_up", retryAfterSeconds: this.secondsUntilLaunchBudget() };
+    if (this.countFor(domainsKey) < this.config.size) {
+      if (this.totalCount() >= this.config.maxSessions) {
+        // Make room by retiring an idle session that serves another provider's domains.
+        const other = [...this.sessions.values()].find((session) => !session.busy && session.domainsKey !== domainsKey);
+        if (other !== undefined) await this.discard(other.sessionId);
+      }
+      if (this.totalCount() < this.config.maxSessions) {
+        if (this.launchBudgetLeft()) return this.launch(country, request, domainsKey);
+        if (![...this.sessions.values()].some((session) => session.busy && session.domainsKey === domainsKey)) {
+          this.counters.rejectedWarmingUp += 1;
+          this.persist();
+          return { ok: false, reason: "warming_up", retryAfterSeconds: this.secondsUntilLaunchBudget() };
+        }
       }
     }
 
@@ -109,6 +116,7 @@ export class BrowserPool extends DurableObject<Env> {
     }
     return new Promise<AcquireResult>((resolve) => {
       const waiter: Waiter = {
+        provider: request.provider,
         domainsKey,
         leaseMs: request.leaseMs,
         resolve,
@@ -156,8 +164,8 @@ export class BrowserPool extends DurableObject<Env> {
         this.counters.reuses += 1;
         waiter.resolve(this.lease(session, waiter.leaseMs, true));
       }
-    } else if (this.waiters.length > 0) {
-      // The next waiter needs other domains: retire this idle session so it can launch one.
+    } else if (this.waiters.some((waiter) => this.countFor(waiter.domainsKey) < this.config.size)) {
+      // A waiter of another provider is held back only by the country's cap: retire this idle session for it.
       await this.discard(sessionId);
       this.wakeWaiterForCapacity();
     }
@@ -171,9 +179,11 @@ export class BrowserPool extends DurableObject<Env> {
     return {
       country: this.ctx.storage.kv.get<string>(COUNTRY_KEY) ?? "",
       size_limit: this.config.size,
+      max_sessions: this.config.maxSessions,
       queue_limit: this.config.queueLimit,
       sessions: sessions.map((session) => ({
         session_id: session.sessionId,
+        provider: session.provider,
         busy: session.busy,
         domains: session.domainsKey.split(","),
         launched_at: isoTimestamp(session.launchedAt),
@@ -200,7 +210,7 @@ export class BrowserPool extends DurableObject<Env> {
   }
 
   private async launch(country: string, request: AcquireRequest, domainsKey: string): Promise<AcquireResult> {
-    this.launching += 1;
+    this.launching.set(domainsKey, (this.launching.get(domainsKey) ?? 0) + 1);
     this.launchTimes.push(Date.now());
     try {
       // Browser Rendering's own acquisition limits: asking for a browser past them would only fail.
@@ -218,7 +228,15 @@ export class BrowserPool extends DurableObject<Env> {
         this.env.BROWSER,
         launchOptionsFor(country, request.allowedDomains, this.config.keepAliveMs),
       );
-      const session: PooledSession = { sessionId, domainsKey, busy: false, leaseExpiresAt: null, launchedAt: Date.now(), uses: 0 };
+      const session: PooledSession = {
+        sessionId,
+        provider: request.provider,
+        domainsKey,
+        busy: false,
+        leaseExpiresAt: null,
+        launchedAt: Date.now(),
+        uses: 0,
+      };
       this.sessions.set(sessionId, session);
       this.counters.launches += 1;
       if (this.counters.launches === 1) await recordPoolCountry(this.env.DB, country);
@@ -230,8 +248,20 @@ export class BrowserPool extends DurableObject<Env> {
       this.persist();
       return { ok: false, reason: "warming_up", retryAfterSeconds: 5 };
     } finally {
-      this.launching -= 1;
+      this.launching.set(domainsKey, (this.launching.get(domainsKey) ?? 1) - 1);
     }
+  }
+
+  /** Sessions (and launches in flight) serving one domain set. */
+  private countFor(domainsKey: string): number {
+    const live = [...this.sessions.values()].filter((session) => session.domainsKey === domainsKey).length;
+    return live + (this.launching.get(domainsKey) ?? 0);
+  }
+
+  private totalCount(): number {
+    let launching = 0;
+    for (const count of this.launching.values()) launching += count;
+    return this.sessions.size + launching;
   }
 
   private launchBudgetLeft(): boolean {
@@ -268,15 +298,16 @@ export class BrowserPool extends DurableObject<Env> {
     }
   }
 
-  /** After a session was dropped, the first waiter may launch a replacement in its place. */
+  /** After a session was dropped, the first waiter that may launch does so in its place. */
   private wakeWaiterForCapacity(): void {
-    const waiter = this.waiters.shift();
+    const index = this.waiters.findIndex((candidate) => this.countFor(candidate.domainsKey) < this.config.size);
+    if (index < 0 || this.totalCount() >= this.config.maxSessions) return;
+    const [waiter] = this.waiters.splice(index, 1);
     if (waiter === undefined) return;
     clearTimeout(waiter.timer);
     const country = this.ctx.storage.kv.get<string>(COUNTRY_KEY) ?? "US";
-    void this.launch(country, { allowedDomains: waiter.domainsKey.split(","), waitMs: 0, leaseMs: waiter.leaseMs }, waiter.domainsKey).then(
-      waiter.resolve,
-    );
+    const request = { provider: waiter.provider, allowedDomains: waiter.domainsKey.split(","), waitMs: 0, leaseMs: waiter.leaseMs };
+    void this.launch(country, request, waiter.domainsKey).then(waiter.resolve);
   }
 }
 

@@ -17,6 +17,8 @@ const CONNECT_ATTEMPTS = 2;
 export const QUEUE_FULL_DETAIL = "The scraper queue is full for this country. Retry shortly.";
 
 export interface ScrapePageRequest extends PageRequest {
+  /** The provider the page is for: sessions are partitioned per provider. */
+  provider: string;
   /** ms since epoch by which the scrape must be done. */
   deadline: number;
 }
@@ -37,6 +39,7 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
   for (let attempt = 1; ; attempt += 1) {
     const remainingMs = Math.max(0, request.deadline - Date.now());
     const lease = (await pool.acquire(request.country, {
+      provider: request.provider,
       allowedDomains: request.allowedDomains,
       waitMs: remainingMs,
       leaseMs: remainingMs + LEASE_GRACE_MS,

@@ -1,7 +1,9 @@
 /** Pool settings from wrangler.toml vars, with the documented defaults when unset or invalid. */
 export interface PoolConfig {
-  /** Browser sessions per country. */
+  /** Browser sessions per provider per country (a session serves one provider's domains). */
   size: number;
+  /** Browser sessions per country, all providers together (Browser Rendering limits concurrent browsers). */
+  maxSessions: number;
   /** Scrapes that may wait for a busy session per country; beyond it → 429. */
   queueLimit: number;
   /** Browser Rendering keep_alive: how long an idle session survives between scrapes (max 10 minutes). */
@@ -18,6 +20,7 @@ function integerVar(value: string | undefined, fallback: number, min: number, ma
 export function poolConfig(env: Env): PoolConfig {
   return {
     size: integerVar(env.BROWSER_POOL_SIZE, 2, 1, 50),
+    maxSessions: integerVar(env.BROWSER_POOL_MAX_SESSIONS, 8, 1, 200),
     queueLimit: integerVar(env.BROWSER_POOL_QUEUE_LIMIT, 16, 0, 1000),
     keepAliveMs: integerVar(env.BROWSER_KEEP_ALIVE_MS, 600_000, 10_000, 600_000),
     launchesPerMinute: integerVar(env.BROWSER_LAUNCHES_PER_MINUTE, 30, 0, 1000),

@@ -1,6 +1,8 @@
 /** Messages between scrapes and a country's BrowserPool Durable Object. */
 
 export interface AcquireRequest {
+  /** The provider the session is for (shown in the operator view). */
+  provider: string;
   /** Hostnames this scrape needs; a session is reused only by scrapes needing the same set (guardrails). */
   allowedDomains: string[];
   /** How long the caller can wait for a busy session to free up (its remaining timeout). */
@@ -15,6 +17,7 @@ export type AcquireResult =
 
 export interface PoolSessionView {
   session_id: string;
+  provider: string;
   busy: boolean;
   domains: string[];
   launched_at: string;
@@ -23,7 +26,10 @@ export interface PoolSessionView {
 
 export interface PoolStats {
   country: string;
+  /** Sessions per provider. */
   size_limit: number;
+  /** Sessions in the whole country pool. */
+  max_sessions: number;
   queue_limit: number;
   sessions: PoolSessionView[];
   busy: number;

@@ -3,14 +3,14 @@
  * ones (timeout, bypass_cache, api_key). Only successful scrapes are stored; an entry holds the provider-derived part of
  * the response, and each hit gets its own job id, timing and hosted markdown.
  */
-import type { AnyScrapeParams, ScraperId } from "../params/scrape-params";
-import { answerDefiningParams } from "../params/scrape-params";
+import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
+import type { ScraperId } from "../scrapers/registry";
 import { sha256Hex } from "../util/crypto";
 
 /** KV refuses TTLs below 60 s. */
 const MINIMUM_TTL_SECONDS = 60;
 
-export async function responseCacheKey(scraper: ScraperId, params: AnyScrapeParams): Promise<string> {
+export async function responseCacheKey(scraper: ScraperId, params: ScrapeParams): Promise<string> {
   const defining = answerDefiningParams(params);
   const canonical = Object.keys(defining)
     .sort()

@@ -12,6 +12,7 @@ import { errorResponse } from "./openapi-errors";
 
 const PoolSessionSchema = z.object({
   session_id: z.string(),
+  provider: z.string(),
   busy: z.boolean(),
   domains: z.array(z.string()),
   launched_at: z.string(),
@@ -21,7 +22,8 @@ const PoolSessionSchema = z.object({
 const PoolStatsSchema = z
   .object({
     country: z.string(),
-    size_limit: z.number().int(),
+    size_limit: z.number().int().openapi({ description: "Sessions per provider" }),
+    max_sessions: z.number().int().openapi({ description: "Sessions in the country, all providers together" }),
     queue_limit: z.number().int(),
     sessions: z.array(PoolSessionSchema),
     busy: z.number().int(),
@@ -59,6 +61,7 @@ const route = createRoute({
 const PoolOverridesSchema = z
   .strictObject({
     size: z.number().int().min(1).max(50).optional(),
+    max_sessions: z.number().int().min(1).max(200).optional(),
     queue_limit: z.number().int().min(0).max(1000).optional(),
     keep_alive_ms: z.number().int().min(10_000).max(600_000).optional(),
     launches_per_minute: z.number().int().min(0).max(1000).optional(),
@@ -85,7 +88,13 @@ const configureRoute = createRoute({
       description: "The settings now in force",
       content: {
         "application/json": {
-          schema: z.object({ size: z.number(), queue_limit: z.number(), keep_alive_ms: z.number(), launches_per_minute: z.number() }),
+          schema: z.object({
+            size: z.number(),
+            max_sessions: z.number(),
+            queue_limit: z.number(),
+            keep_alive_ms: z.number(),
+            launches_per_minute: z.number(),
+          }),
         },
       },
     },
@@ -106,6 +115,7 @@ export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
         : Object.fromEntries(
             Object.entries({
               size: body.size,
+              maxSessions: body.max_sessions,
               queueLimit: body.queue_limit,
               keepAliveMs: body.keep_alive_ms,
               launchesPerMinute: body.launches_per_minute,
@@ -115,6 +125,7 @@ export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.json(
       {
         size: config.size,
+        max_sessions: config.maxSessions,
         queue_limit: config.queueLimit,
         keep_alive_ms: config.keepAliveMs,
         launches_per_minute: config.launchesPerMinute,

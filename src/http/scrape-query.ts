@@ -1,23 +1,28 @@
-/** What the sync and the job-submission routes of a scraper share: their query schema and its validation hook. */
+/** Reading a scrape request's query string with the provider's own schema (shared by the sync and job routes). */
+import type { Context } from "hono";
 import { InvalidParameterError } from "../errors";
-import { SCRAPE_PARAMS, describeValidationError, type ScraperId, type ValidationIssues } from "../params/scrape-params";
+import { type ScrapeParams, describeValidationError, isCommonParams } from "../params/common-params";
+import { type AnyProvider, acceptedParameterNames, querySchemaOf } from "../scrapers/registry";
+import type { AppEnv } from "./app-env";
 
 /**
- * zod-openapi cannot infer a route from a union of seven schemas, so routes are typed through one of them; the schema
- * used at run time is the scraper's own, and handlers read its output only as AnyScrapeParams (the shared fields).
+ * The validated parameters of `provider` from the request's query string, or a 400 whose detail names the parameter:
+ * unknown parameters are refused, and so is a repeated one (`prompt=a&prompt=b`), never silently picked.
  */
-type QueryTypingSchema = (typeof SCRAPE_PARAMS)["grok"];
-
-export function scrapeQuerySchema(scraper: ScraperId): QueryTypingSchema {
-  return SCRAPE_PARAMS[scraper] as unknown as QueryTypingSchema;
-}
-
-/** Turns a failed validation into a 400 whose detail names the parameter. */
-export function scrapeValidationHook(scraper: ScraperId) {
-  return (result: { success: boolean; error?: ValidationIssues }): undefined => {
-    if (!result.success && result.error !== undefined) throw new InvalidParameterError(describeValidationError(scraper, result.error));
-    return undefined;
-  };
+export function readScrapeQuery(c: Context<AppEnv>, provider: AnyProvider): ScrapeParams {
+  const raw = c.req.queries();
+  const single: Record<string, string> = {};
+  for (const [name, values] of Object.entries(raw)) {
+    if (values.length > 1) throw new InvalidParameterError(`${name}: must be given once, not ${values.length} times`);
+    const [value] = values;
+    if (value !== undefined) single[name] = value;
+  }
+  const parsed = querySchemaOf(provider).safeParse(single);
+  if (!parsed.success)
+    throw new InvalidParameterError(describeValidationError(provider.id, acceptedParameterNames(provider), parsed.error));
+  // The schema's static type cannot name a provider's own parameters, so its output is checked for the common ones.
+  if (!isCommonParams(parsed.data)) throw new InvalidParameterError("Invalid parameters.");
+  return parsed.data;
 }
 
 /** Documents the balance header every accepted scrape request carries. */

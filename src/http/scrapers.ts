@@ -1,55 +1,96 @@
-/** `GET /scrapers/{scraper}`: HTTP in, the sync pipeline, HTTP out. */
+/**
+ * `GET /scrapers/{scraper}` and `POST /scrapers/{scraper}/jobs` for every provider: HTTP in, the sync pipeline or the
+ * job submission, HTTP out. Both are derived from the provider's declarations (parameters, response schema) and
+ * documented in the OpenAPI document from the same schemas.
+ */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { pickApiKey } from "../auth/api-keys";
 import { NotFoundError } from "../errors";
-import { SCRAPER_IDS, type AnyScrapeParams, type ScraperId } from "../params/scrape-params";
-import { CREDITS_REMAINING_HEADER, scrapeQuerySchema, scrapeValidationHook } from "./scrape-query";
+import { submitJob } from "../jobs/submit";
 import { scrapeSynchronously } from "../scrape/sync-scrape";
-import { SCRAPE_RESPONSE_SCHEMAS } from "../schemas/scrape-response-schemas";
+import { JobSubmittedSchema } from "../schemas/responses";
+import { type AnyProvider, allProviders, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
-
-type ResponseTypingSchema = (typeof SCRAPE_RESPONSE_SCHEMAS)["grok"];
+import { CREDITS_REMAINING_HEADER, readScrapeQuery } from "./scrape-query";
 
 export const UNKNOWN_SCRAPER_DETAIL = `Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`;
 
-function registerSyncRoute(app: OpenAPIHono<AppEnv>, scraper: ScraperId): void {
-  const route = createRoute({
-    method: "get",
-    path: `/scrapers/${scraper}`,
-    tags: ["Scrapers"],
-    summary: `Scrape ${scraper} synchronously`,
-    description: "Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.",
-    security: API_KEY_SECURITY,
-    request: { query: scrapeQuerySchema(scraper) },
-    responses: {
-      200: {
-        description: "The complete reply",
-        headers: CREDITS_REMAINING_HEADER,
-        content: { "application/json": { schema: SCRAPE_RESPONSE_SCHEMAS[scraper] as ResponseTypingSchema } },
+function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): void {
+  const path = `/scrapers/${provider.id}`;
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: "get",
+      path,
+      tags: ["Scrapers"],
+      summary: `${provider.name} (${provider.kind}), synchronously`,
+      description: `${provider.summary} Blocks until the provider answers or \`timeout\` passes. Costs 3 credits, charged only on a 200.`,
+      security: API_KEY_SECURITY,
+      request: { query: querySchemaOf(provider) },
+      responses: {
+        200: {
+          description: "The complete reply",
+          headers: CREDITS_REMAINING_HEADER,
+          content: { "application/json": { schema: responseSchemaOf(provider) } },
+        },
+        ...SCRAPE_ERROR_RESPONSES,
       },
-      ...SCRAPE_ERROR_RESPONSES,
-    },
-  });
-  app.openapi(
-    route,
-    async (c) => {
-      const params: AnyScrapeParams = c.req.valid("query");
-      const { response, creditsRemaining } = await scrapeSynchronously(
-        c.env,
-        { scraper, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
-        pickApiKey(c.req.header("X-API-Key"), params.api_key),
-      );
-      c.header("X-Credits-Remaining", String(creditsRemaining));
-      return c.json(response, 200) as never;
-    },
-    scrapeValidationHook(scraper),
+    }),
   );
+  app.get(path, async (c) => {
+    const params = readScrapeQuery(c, provider);
+    const { response, creditsRemaining } = await scrapeSynchronously(
+      c.env,
+      { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
+      pickApiKey(c.req.header("X-API-Key"), params.api_key),
+    );
+    c.header("X-Credits-Remaining", String(creditsRemaining));
+    return c.json(response, 200);
+  });
+}
+
+function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): void {
+  const path = `/scrapers/${provider.id}/jobs`;
+  const { 408: _noTimeoutOnSubmit, ...errors } = SCRAPE_ERROR_RESPONSES;
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: "post",
+      path,
+      tags: ["Jobs"],
+      summary: `${provider.name}: submit an asynchronous job`,
+      description:
+        "Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission " +
+        "and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.",
+      security: API_KEY_SECURITY,
+      request: { query: querySchemaOf(provider) },
+      responses: {
+        202: {
+          description: "Accepted; the job is pending",
+          headers: CREDITS_REMAINING_HEADER,
+          content: { "application/json": { schema: JobSubmittedSchema } },
+        },
+        ...errors,
+      },
+    }),
+  );
+  app.post(path, async (c) => {
+    const params = readScrapeQuery(c, provider);
+    const { jobId, creditsRemaining } = await submitJob(
+      c.env,
+      { scraper: provider.id, params, baseUrl: requestBaseUrl(c) },
+      pickApiKey(c.req.header("X-API-Key"), params.api_key),
+    );
+    c.header("X-Credits-Remaining", String(creditsRemaining));
+    return c.json({ job_id: jobId, status: "pending" as const }, 202);
+  });
 }
 
 export function registerScraperRoutes(app: OpenAPIHono<AppEnv>): void {
-  for (const scraper of SCRAPER_IDS) registerSyncRoute(app, scraper);
+  for (const provider of allProviders()) {
+    registerSyncRoute(app, provider);
+    registerSubmitRoute(app, provider);
+  }
 }
 
 /** Registered after every real route: every other `/scrapers/...` path names an unknown scraper. */

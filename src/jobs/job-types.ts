@@ -1,4 +1,5 @@
-import type { AnyScrapeParams, ScraperId } from "../params/scrape-params";
+import type { ScrapeParams } from "../params/common-params";
+import type { ScraperId } from "../scrapers/registry";
 
 export type JobStatus = "pending" | "done" | "failed";
 
@@ -6,7 +7,7 @@ export type JobStatus = "pending" | "done" | "failed";
 export interface JobRecordState {
   jobId: string;
   scraper: ScraperId;
-  params: AnyScrapeParams;
+  params: ScrapeParams;
   accountId: string;
   keyId: string;
   baseUrl: string;

@@ -6,7 +6,8 @@
 import { recordSubmittedJob } from "../accounts/jobs-index";
 import { refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
-import type { AnyScrapeParams, ScraperId } from "../params/scrape-params";
+import type { ScrapeParams } from "../params/common-params";
+import type { ScraperId } from "../scrapers/registry";
 import { authorizeScrape } from "../scrape/authorize";
 import { jobStub } from "./job-record";
 import type { JobMessage } from "./job-types";
@@ -20,7 +21,7 @@ export interface SubmittedJob {
 
 export async function submitJob(
   env: Env,
-  submission: { scraper: ScraperId; params: AnyScrapeParams; baseUrl: string },
+  submission: { scraper: ScraperId; params: ScrapeParams; baseUrl: string },
   apiKey: string | undefined,
 ): Promise<SubmittedJob> {
   const jobId = crypto.randomUUID();

@@ -1,9 +1,9 @@
 /**
- * Response shapes of spec §2, as zod schemas: the one source for the TypeScript types the parsers produce and for the
- * OpenAPI document. Provider parsers return the scraper-specific part; the pipeline adds the common part (§2.1).
+ * Response shapes of spec §2 shared by several scrapers, as zod schemas: the common fields (§2.1), the building blocks
+ * providers compose their answers from (web sources, social posts, conversation), job records and the error body.
+ * Each provider's own answer schema lives in its folder (src/scrapers/<id>/).
  */
 import { z } from "@hono/zod-openapi";
-import { GROK_MODES } from "../params/scrape-params";
 
 export const ErrorBodySchema = z
   .object({ detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }) })
@@ -60,68 +60,6 @@ export const ConversationSchema = z
   })
   .openapi("Conversation");
 export type Conversation = z.infer<typeof ConversationSchema>;
-
-export const GrokModeSchema = z.enum(GROK_MODES);
-export type GrokMode = z.infer<typeof GrokModeSchema>;
-
-/** What the Grok parser extracts from one captured exchange (everything of §2.2 that comes from the provider). */
-export const GrokAnswerSchema = z.object({
-  result: z.string(),
-  result_markdown: z.string().nullable(),
-  web_sources: z.array(WebSourceSchema),
-  social_results: z.array(SocialResultSchema),
-  related_questions: z.array(z.string()),
-  conversation: ConversationSchema.nullable(),
-  llm_model: z.string().nullable().openapi({ description: "Model variant used, as <model_name>" }),
-});
-export type GrokAnswer = z.infer<typeof GrokAnswerSchema>;
-
-/** §2.2: the social-network assistant's full response. */
-export const GrokResponseSchema = CommonScrapeFieldsSchema.extend({ mode: GrokModeSchema })
-  .extend(GrokAnswerSchema.shape)
-  .openapi("GrokResponse");
-export type GrokResponse = z.infer<typeof GrokResponseSchema>;
-
-/** §2.6: the other scrapers' documented fields (their modules add exactly these). */
-export const ChatgptResponseSchema = CommonScrapeFieldsSchema.extend({
-  links: z.array(z.object({ text: z.string(), url: z.string() })),
-  search_queries: z.array(z.string()),
-  llm_model: z.string().nullable(),
-  result_markdown_json: z
-    .array(z.record(z.string(), z.unknown()))
-    .optional()
-    .openapi({ description: "markdown-it token tree; only with markdown_json=true" }),
-}).openapi("ChatgptResponse");
-
-export const PerplexityResponseSchema = CommonScrapeFieldsSchema.extend({
-  sources: z.array(z.object({ title: z.string(), url: z.string(), snippet: z.string() })),
-  related_questions: z.array(z.string()),
-}).openapi("PerplexityResponse");
-
-export const CopilotResponseSchema = CommonScrapeFieldsSchema.extend({
-  mode: z.string(),
-  citations: z.array(z.object({ title: z.string(), url: z.string() })),
-  links: z.array(z.string()),
-}).openapi("CopilotResponse");
-
-export const GeminiResponseSchema = CommonScrapeFieldsSchema.extend({
-  citations: z.array(
-    z.object({ title: z.string(), url: z.string(), snippet: z.string(), website_name: z.string(), highlights: z.array(z.string()) }),
-  ),
-  llm_model: z.string().nullable(),
-}).openapi("GeminiResponse");
-
-export const GoogleAiModeResponseSchema = CommonScrapeFieldsSchema.extend({
-  citations: z.array(z.object({ title: z.string(), url: z.string(), website_name: z.string() })),
-  search_results: z.array(z.object({ title: z.string(), url: z.string() })),
-}).openapi("GoogleAiModeResponse");
-
-export const AmazonRufusResponseSchema = CommonScrapeFieldsSchema.extend({
-  products: z.array(
-    z.object({ asin: z.string(), title: z.string(), rating: z.string(), reviews: z.string(), url: z.string(), footer: z.string() }),
-  ),
-  related_questions: z.array(z.string()),
-}).openapi("AmazonRufusResponse");
 
 /** §2.7 */
 export const JobSubmittedSchema = z

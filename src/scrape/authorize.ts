@@ -5,8 +5,8 @@
 import { authenticateApiKey, touchApiKey, type AuthenticatedKey } from "../auth/api-keys";
 import { chargeCredits } from "../credits/ledger";
 import { TooManyRequestsError } from "../errors";
-import type { ScraperId } from "../params/scrape-params";
-import { requireScraperModule } from "./pipeline";
+import type { ScraperId } from "../scrapers/registry";
+import { requireProvider } from "./pipeline";
 
 export const RATE_LIMIT_DETAIL = "Rate limit exceeded. Retry after a moment.";
 
@@ -25,7 +25,7 @@ export async function authorizeScrape(
   await touchApiKey(env.DB, key.keyId);
   const { success } = await env.KEY_RATE_LIMITER.limit({ key: key.keyId });
   if (!success) throw new TooManyRequestsError(RATE_LIMIT_DETAIL, 10);
-  requireScraperModule(scraper);
+  requireProvider(scraper);
   const creditsRemaining = await chargeCredits(env.DB, { accountId: key.accountId, operationId, scraper, keyId: key.keyId });
   return { ...key, creditsRemaining };
 }

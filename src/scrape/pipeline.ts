@@ -1,23 +1,24 @@
 /**
  * The scrape pipeline shared by the synchronous endpoint and the queue consumer: cache lookup, a page from the
- * browser pool, the provider module, the response object, cache entry and hosted markdown. It never branches on a
- * provider id and knows nothing of HTTP or credits.
+ * browser pool, the provider module, the answer checked against the provider's schema, the response object, cache
+ * entry and hosted markdown. It never branches on a provider id and knows nothing of HTTP or credits.
  */
+import { withScrapePage } from "../browser/browser-provider";
 import { hostedMarkdownUrl, storeHostedMarkdown } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
-import { withScrapePage } from "../browser/browser-provider";
-import { NotImplementedError, ScrapeTimeoutError, UnexpectedResultError } from "../errors";
-import type { ScrapeParams, ScraperId } from "../params/scrape-params";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
-import { providerOrigin, scraperModule } from "../scrapers/registry";
-import type { ScrapeAnswer, ScraperModule } from "../scrapers/scraper-module";
+import { NotImplementedError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
+import type { ScrapeParams } from "../params/common-params";
+import { recordDrift } from "../scrapers/drift-log";
+import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
 
 /** How long a timed-out scrape may take to release its page and session before the 408 is sent. */
 const CLEANUP_GRACE_MS = 3_000;
 
-export interface ScrapeRequest<Id extends ScraperId = ScraperId> {
-  scraper: Id;
-  params: ScrapeParams<Id>;
+export interface ScrapeRequest {
+  scraper: ScraperId;
+  /** Validated parameters of that scraper (the common ones plus its own). */
+  params: ScrapeParams;
   /** The sync request's or the job's id; also names the hosted markdown. */
   jobId: string;
   /** Public origin of this API, for `markdown_url`. */
@@ -26,26 +27,24 @@ export interface ScrapeRequest<Id extends ScraperId = ScraperId> {
   startedAt: number;
 }
 
+/** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
+export type ScrapeAnswer = Record<string, unknown> & { result: string; result_markdown: string | null };
 export type ScrapeResponse = Record<string, unknown> & { job_id: string; result: string };
 
-/** The provider module of `scraper`, or 501 when it is not built yet. */
-export function requireScraperModule<Id extends ScraperId>(scraper: Id): ScraperModule<Id> {
-  const module = scraperModule(scraper);
-  if (module === undefined) {
+/** The provider of `scraper`, or 501 when its module is not built yet. */
+export function requireProvider(scraper: ScraperId): AnyProvider {
+  const provider = providerById(scraper);
+  if (provider === undefined || provider.unavailable === true) {
     throw new NotImplementedError(`The ${scraper} scraper is not available yet. No credits were charged.`);
   }
-  return module;
+  return provider;
 }
 
 /**
  * Runs one scrape within `timeoutSeconds`. On time-out the page work is abandoned (its page and session are released
  * by their own `finally` blocks) and ScrapeTimeoutError is thrown.
  */
-export async function runScrape<Id extends ScraperId>(
-  env: Env,
-  request: ScrapeRequest<Id>,
-  timeoutSeconds: number,
-): Promise<ScrapeResponse> {
+export async function runScrape(env: Env, request: ScrapeRequest, timeoutSeconds: number): Promise<ScrapeResponse> {
   const controller = new AbortController();
   const deadline = Date.now() + timeoutSeconds * 1000;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -67,31 +66,43 @@ export async function runScrape<Id extends ScraperId>(
   }
 }
 
-async function scrapeOrReadCache<Id extends ScraperId>(
-  env: Env,
-  request: ScrapeRequest<Id>,
-  signal: AbortSignal,
-  deadline: number,
-): Promise<ScrapeResponse> {
-  const module = requireScraperModule(request.scraper);
+async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: AbortSignal, deadline: number): Promise<ScrapeResponse> {
+  const provider = requireProvider(request.scraper);
   const cacheKey = await responseCacheKey(request.scraper, request.params);
   if (!request.params.bypass_cache) {
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
-    if (cached !== null && isScrapeAnswer(cached)) return finishResponse(env, request, cached, true);
+    const answer = cached === null ? null : checkedAnswer(provider, cached);
+    if (answer !== null) return finishResponse(env, request, answer, true);
   }
-  const origin = providerOrigin(env, module);
-  const answer = await withScrapePage(
-    env,
-    { country: request.params.country, allowedDomains: module.allowedDomains(origin), signal, deadline },
-    (page) => module.scrape({ page, origin, params: request.params, signal }),
-  );
+  const origin = resolveOrigin(env, provider, request.params);
+  let raw: unknown;
+  try {
+    raw = await withScrapePage(
+      env,
+      { country: request.params.country, provider: provider.id, allowedDomains: provider.allowedDomains(origin), signal, deadline },
+      (page) => provider.scrape({ page, origin, params: request.params, signal, deadline }),
+    );
+  } catch (error) {
+    if (error instanceof ScraperDriftError) await recordDrift(env, error);
+    throw error;
+  }
+  const answer = checkedAnswer(provider, raw);
+  if (answer === null) throw new UnexpectedResultError();
   if (answer.result.trim() === "") throw new UnexpectedResultError();
   await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
   return finishResponse(env, request, answer, false);
 }
 
-function isScrapeAnswer(value: Record<string, unknown>): value is ScrapeAnswer {
-  return typeof value.result === "string" && (typeof value.result_markdown === "string" || value.result_markdown === null);
+/** The answer if it matches the provider's declared schema (a parser bug is a 500, never a malformed 200). */
+function checkedAnswer(provider: AnyProvider, value: unknown): ScrapeAnswer | null {
+  const parsed = provider.answer.strict().safeParse(value);
+  if (!parsed.success) {
+    console.error(`${provider.id} answer does not match its schema`, parsed.error.issues.slice(0, 5));
+    return null;
+  }
+  const { result, result_markdown: markdown, ...rest } = parsed.data;
+  if (typeof result !== "string" || !(typeof markdown === "string" || markdown === null)) return null;
+  return { ...rest, result, result_markdown: markdown };
 }
 
 async function finishResponse(env: Env, request: ScrapeRequest, answer: ScrapeAnswer, cached: boolean): Promise<ScrapeResponse> {

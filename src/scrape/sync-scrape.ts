@@ -1,5 +1,4 @@
 import { refundCredits } from "../credits/ledger";
-import type { ScraperId } from "../params/scrape-params";
 import { authorizeScrape } from "./authorize";
 import { runScrape, type ScrapeRequest, type ScrapeResponse } from "./pipeline";
 
@@ -9,11 +8,7 @@ export interface SyncScrapeOutcome {
 }
 
 /** A synchronous scrape: credits are reserved first and restored on any error, so the caller pays only for a 200. */
-export async function scrapeSynchronously<Id extends ScraperId>(
-  env: Env,
-  request: ScrapeRequest<Id>,
-  apiKey: string | undefined,
-): Promise<SyncScrapeOutcome> {
+export async function scrapeSynchronously(env: Env, request: ScrapeRequest, apiKey: string | undefined): Promise<SyncScrapeOutcome> {
   const authorized = await authorizeScrape(env, request.scraper, apiKey, request.jobId);
   try {
     const response = await runScrape(env, request, request.params.timeout);

@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
-import { startReplicaServer } from "../../replicas/server";
+import { startReplicaServer, REPLICA_PROVIDERS, replicaOriginOverride } from "../../replicas/server";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -88,8 +88,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       `ADMIN_TOKEN:${adminToken}`,
       "--var",
       `SESSION_SECRET:${sessionSecret}`,
-      "--var",
-      `PROVIDER_ORIGIN_GROK:${replicas.url}/grok`,
+      ...REPLICA_PROVIDERS.flatMap((provider) => [
+        "--var",
+        `PROVIDER_ORIGIN_${provider.id.toUpperCase()}:${replicaOriginOverride(provider, replicas.url)}`,
+      ]),
     ],
     // Its own process group, so the teardown can stop wrangler and the workerd it started, and nothing else.
     { cwd: root, env: wranglerEnv(), stdio: ["ignore", "pipe", "pipe"], detached: true },

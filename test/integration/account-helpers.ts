@@ -1,7 +1,7 @@
 /** Helpers of the operator, account and dashboard tests: admin calls, and charged scrapes that need no browser. */
 import { env } from "cloudflare:workers";
 import { responseCacheKey } from "../../src/cache/response-cache";
-import { SCRAPE_PARAMS } from "../../src/params/scrape-params";
+
 import { api, query } from "./helpers";
 
 export function adminApi(path: string, init: { method?: string; body?: unknown; token?: string | null } = {}): Promise<Response> {
@@ -50,7 +50,7 @@ export function newKey(accountId: string, name = "Production"): Promise<CreatedK
  * needs no browser (a cache hit is charged like any other answer, DESIGN.md §4).
  */
 export async function seedCachedGrokAnswer(prompt: string): Promise<void> {
-  const params = SCRAPE_PARAMS.grok.parse({ prompt });
+  const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
   await env.CACHE.put(
     await responseCacheKey("grok", params),
     JSON.stringify({

@@ -7,7 +7,6 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { recordSubmittedJob } from "../../src/accounts/jobs-index";
 import { jobStub } from "../../src/jobs/job-record";
-import { SCRAPE_PARAMS } from "../../src/params/scrape-params";
 import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "./account-helpers";
 import { BASE, api } from "./helpers";
 
@@ -301,7 +300,7 @@ describe("pages", () => {
   it("the jobs page lists recent jobs with each one's live status", async () => {
     const account = await newAccount();
     const key = await newKey(account.account_id, "Batch");
-    const params = SCRAPE_PARAMS.grok.parse({ prompt: "What is new in rockets?" });
+    const params = { prompt: "What is new in rockets?", country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
     const jobs: Record<string, string> = {
       pending: crypto.randomUUID(),
       done: crypto.randomUUID(),

@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document is generated from the same zod schemas that validate; /docs renders it. */
 import { describe, expect, it } from "vitest";
-import { SCRAPER_IDS } from "../../src/params/scrape-params";
+import { SCRAPER_IDS } from "../../src/scrapers/registry";
 import { api } from "./helpers";
 
 interface Parameter {

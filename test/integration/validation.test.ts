@@ -1,6 +1,6 @@
 /** Every parameter rule of spec §4.1 and §4.3 (DESIGN.md §4), checked through the real Worker. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { SCRAPER_IDS } from "../../src/params/scrape-params";
+import { SCRAPER_IDS } from "../../src/scrapers/registry";
 import { api, balanceOf, createTestAccount, query, type TestAccount } from "./helpers";
 
 let account: TestAccount;

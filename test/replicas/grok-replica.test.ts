@@ -393,7 +393,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       await page.click('.tiptap.ProseMirror[contenteditable="true"]');
       await page.keyboard.type("citation-tags in expert mode");
       await page.click('button[aria-label="Model select"]');
-      await page.click('[role="menuitem"][data-mode-id="expert"]');
+      await page.getByRole("menuitem", { name: "Expert" }).click();
       expect(await page.textContent('button[aria-label="Model select"]')).toBe("Expert");
       await page.click('button[type="submit"]');
       await page.waitForSelector(".items-start .action-buttons", { timeout: 20_000 });

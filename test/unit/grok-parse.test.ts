@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/errors";
-import type { GrokAnswer } from "../../src/schemas/responses";
+import type { GrokAnswer } from "../../src/scrapers/grok/declaration";
 import { parseGrokCapture } from "../../src/scrapers/grok/parse";
-import type { StreamCapture } from "../../src/scrapers/types";
+import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeNdjson, NdjsonDecoder } from "../../src/scrapers/shared/ndjson";
+import { decodeNdjson, NdjsonDecoder } from "../../src/scrapers/shared/decode/ndjson";
 
 const encoder = new TextEncoder();
 const bytes = (text: string): Uint8Array => encoder.encode(text);

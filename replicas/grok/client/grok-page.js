@@ -22,13 +22,17 @@ function must(selector) {
   return el;
 }
 
-const composer = must(".tiptap.ProseMirror");
+// LAYOUT is defined by page.ts before this script: where this page's own elements are in the served layout.
+/** @type {{composer: string, textarea: boolean, modeButton: string, modeLabel: string, modeMenu: string, modeItem: string, labels: string[]}} */
+// @ts-expect-error -- injected by page.ts
+const layout = LAYOUT;
+const composer = must(layout.composer);
 const form = must("form.query-bar");
 const submitButton = /** @type {HTMLButtonElement} */ (must('form.query-bar button[type="submit"]'));
 const stopButton = /** @type {HTMLButtonElement} */ (must('form.query-bar button[aria-label="Stop model response"]'));
-const modeButton = /** @type {HTMLButtonElement} */ (must('button[aria-label="Model select"]'));
-const modeLabel = must('button[aria-label="Model select"] .mode-label');
-const modeMenu = must("#model-select-menu");
+const modeButton = /** @type {HTMLButtonElement} */ (must(layout.modeButton));
+const modeLabel = must(layout.modeButton + " " + layout.modeLabel);
+const modeMenu = must(layout.modeMenu);
 const thread = must("#thread");
 const toaster = must("#toaster");
 
@@ -44,11 +48,16 @@ const EMPTY_COMPOSER =
   '<p class="is-empty is-editor-empty" data-placeholder="What do you want to know?"><br class="ProseMirror-trailingBreak"></p>';
 
 function composerText() {
+  if (composer instanceof HTMLTextAreaElement) return composer.value.trim();
   return composer.innerText.replace(/\u00a0/g, " ").trim();
 }
 
 /** @param {string} text */
 function setComposerText(text) {
+  if (composer instanceof HTMLTextAreaElement) {
+    composer.value = text;
+    return;
+  }
   composer.textContent = "";
   for (const lineText of text.split("\n")) {
     const p = document.createElement("p");
@@ -58,6 +67,10 @@ function setComposerText(text) {
 }
 
 function clearComposer() {
+  if (composer instanceof HTMLTextAreaElement) {
+    composer.value = "";
+    return;
+  }
   composer.innerHTML = EMPTY_COMPOSER;
 }
 
@@ -87,14 +100,19 @@ function setMenuOpen(open) {
   modeButton.dataset.state = open ? "open" : "closed";
 }
 
+// Menu items are in MODES order: the page knows an item's mode by its position, as a framework would by its data.
+function menuItems() {
+  return [...modeMenu.querySelectorAll(layout.modeItem)].filter((item) => item instanceof HTMLElement);
+}
+
 function renderModeMenu() {
-  for (const item of modeMenu.querySelectorAll('[role="menuitem"]')) {
-    if (!(item instanceof HTMLElement)) continue;
-    const checked = item.dataset.modeId === modeId;
+  const index = MODES.findIndex((m) => m.id === modeId);
+  menuItems().forEach((item, position) => {
+    const checked = position === index;
     item.setAttribute("aria-checked", String(checked));
     item.dataset.state = checked ? "checked" : "unchecked";
-  }
-  modeLabel.textContent = MODES.find((m) => m.id === modeId)?.label ?? "Auto";
+  });
+  modeLabel.textContent = layout.labels[index] ?? "Auto";
 }
 
 modeButton.addEventListener("click", (event) => {
@@ -102,10 +120,11 @@ modeButton.addEventListener("click", (event) => {
   setMenuOpen(modeButton.getAttribute("aria-expanded") !== "true");
 });
 modeMenu.addEventListener("click", (event) => {
-  const target = event.target instanceof Element ? event.target.closest('[role="menuitem"]') : null;
-  if (!(target instanceof HTMLElement) || !target.dataset.modeId) return;
+  const target = event.target instanceof Element ? event.target.closest(layout.modeItem) : null;
+  const mode = target instanceof HTMLElement ? MODES[menuItems().indexOf(target)] : undefined;
+  if (mode === undefined) return;
   event.stopPropagation();
-  modeId = target.dataset.modeId;
+  modeId = mode.id;
   renderModeMenu();
   setMenuOpen(false);
   composer.focus();

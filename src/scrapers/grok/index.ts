@@ -1,19 +1,22 @@
-import type { ScraperModule } from "../scraper-module";
+/** Grok (grok.com), the social-network assistant: the worked example of a provider folder (see CONTRIBUTING.md). */
+import { defineProvider } from "../provider";
+import { GROK_DOMAINS, GROK_PARAMS, GrokAnswerSchema } from "./declaration";
 import { captureGrokExchange } from "./navigate";
 import { parseGrokCapture } from "./parse";
 
-/** Hosts grok.com's page loads and API calls use (page, static assets, auth redirects). */
-const GROK_DOMAINS = ["grok.com", "assets.grok.com", "x.ai", "accounts.x.ai", "challenges.cloudflare.com"];
-
-export const grokScraper: ScraperModule<"grok"> = {
+export const grokProvider = defineProvider({
   id: "grok",
-  defaultOrigin: "https://grok.com",
-  allowedDomains(origin) {
-    return [...new Set([new URL(origin).hostname, ...GROK_DOMAINS])];
-  },
-  async scrape({ page, origin, params, signal }) {
-    const capture = await captureGrokExchange({ page, origin, prompt: params.prompt, mode: params.mode, signal });
+  name: "Grok",
+  kind: "social-network assistant",
+  summary: "Grok's answer with the web pages and X posts it cited, follow-up questions, conversation metadata and model.",
+  params: GROK_PARAMS,
+  countries: { refused: ["JP", "TW"] },
+  answer: GrokAnswerSchema,
+  origin: { real: () => "https://grok.com" },
+  allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GROK_DOMAINS])],
+  async scrape({ page, origin, params, signal, deadline }) {
+    const capture = await captureGrokExchange({ page, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
     const answer = parseGrokCapture(capture);
     return { mode: params.mode, ...answer };
   },
-};
+});

@@ -4,10 +4,12 @@
  * providers/grok.md §3–§5.
  */
 import { UnexpectedResultError, UpstreamError } from "../../errors";
-import type { Conversation, GrokAnswer, SocialResult, WebSource } from "../../schemas/responses";
+import type { Conversation, SocialResult, WebSource } from "../../schemas/responses";
+import type { GrokAnswer } from "./declaration";
 import { markdownToPlainText } from "../shared/markdown";
-import { decodeNdjson } from "../shared/ndjson";
-import type { StreamCapture } from "../types";
+import { decodeUtf8Chunks } from "../shared/decode/lines";
+import { decodeNdjson } from "../shared/decode/ndjson";
+import type { StreamCapture } from "../shared/capture/types";
 
 type JsonRecord = Record<string, unknown>;
 
@@ -80,7 +82,7 @@ export function parseGrokCapture(capture: StreamCapture): GrokAnswer {
   if (stream.hasError) throw streamFailure(stream.error);
   if (decoded.values.length === 0) {
     // a 200 can still be a challenge page or the region notice; anything else is an empty or cut stream
-    const blocked = blockedBodyFailure(bodyText(capture.chunks));
+    const blocked = blockedBodyFailure(decodeUtf8Chunks(capture.chunks));
     if (blocked) throw blocked;
   }
 
@@ -119,7 +121,7 @@ export function parseGrokCapture(capture: StreamCapture): GrokAnswer {
 
 function httpFailure(capture: StreamCapture): UpstreamError {
   const cause = new Error(`grok HTTP ${capture.status}${capture.error !== null ? ` (${capture.error})` : ""}`);
-  const blocked = blockedBodyFailure(bodyText(capture.chunks));
+  const blocked = blockedBodyFailure(decodeUtf8Chunks(capture.chunks));
   if (blocked) return blocked;
   if (capture.status === 401 || capture.status === 403) return new UpstreamError(DETAIL.login, { retryable: false, cause });
   if (capture.status === 429) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
@@ -143,13 +145,6 @@ function streamFailure(error: unknown): UpstreamError {
   if (CHALLENGE_MARKERS.test(described)) return new UpstreamError(DETAIL.antiBot, { retryable: true, cause });
   if (RATE_LIMIT_MARKERS.test(described)) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
   return new UpstreamError(DETAIL.streamError, { retryable: true, cause });
-}
-
-function bodyText(chunks: Uint8Array[]): string {
-  const decoder = new TextDecoder("utf-8");
-  let text = "";
-  for (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
-  return text + decoder.decode();
 }
 
 // ---------------------------------------------------------------------------------------------------------------

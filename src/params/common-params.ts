@@ -1,20 +1,11 @@
 /**
- * Query parameters of the scrape endpoints (spec §4.1, §4.3), as zod schemas: the one source for validation and for
- * the OpenAPI document. Every message is phrased so that `"<parameter>: <message>"` reads as a complete `detail`.
+ * Query parameters shared by every scraper endpoint (spec §4.1) and the builders providers use for their own (§4.3),
+ * as zod schemas: the one source for validation and for the OpenAPI document. Every message is phrased so that
+ * `"<parameter>: <message>"` reads as a complete `detail`.
  */
 import { z } from "@hono/zod-openapi";
+import type { ProviderCountries } from "../scrapers/provider";
 import { ISO_COUNTRY_CODES } from "./countries";
-
-export const SCRAPER_IDS = ["chatgpt", "perplexity", "grok", "copilot", "gemini", "google_ai_mode", "amazon_rufus"] as const;
-export type ScraperId = (typeof SCRAPER_IDS)[number];
-
-/** Scrapers whose providers refuse Japan and Taiwan (spec §4.1). */
-const COUNTRIES_REFUSED: Partial<Record<ScraperId, readonly string[]>> = {
-  grok: ["JP", "TW"],
-  gemini: ["JP", "TW"],
-  copilot: ["JP", "TW"],
-  google_ai_mode: ["JP", "TW"],
-};
 
 const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
   true: true,
@@ -29,7 +20,7 @@ const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
 
 const requiredString = (message: string) => z.string({ error: (issue) => (issue.input === undefined ? "is required" : message) });
 
-function booleanParam(name: string, defaultValue: boolean, description: string) {
+export function booleanParam(name: string, defaultValue: boolean, description: string) {
   return z
     .string()
     .optional()
@@ -54,8 +45,9 @@ const promptParam = requiredString("must be 1 to 4000 characters and not blank")
     example: "What are people saying about the new Falcon launch?",
   });
 
-function countryParam(scraper: ScraperId) {
-  const refused = COUNTRIES_REFUSED[scraper] ?? [];
+function countryParam(scraper: string, countries: ProviderCountries) {
+  const refused = countries.refused ?? [];
+  const allowed = countries.allowed;
   return z
     .string()
     .optional()
@@ -73,6 +65,10 @@ function countryParam(scraper: ScraperId) {
         ctx.addIssue({ code: "custom", message: `${code} is not supported by the ${scraper} scraper` });
         return z.NEVER;
       }
+      if (allowed !== undefined && !allowed.includes(code)) {
+        ctx.addIssue({ code: "custom", message: `${code} ${countries.allowedReason ?? `is not supported by the ${scraper} scraper`}` });
+        return z.NEVER;
+      }
       return code;
     })
     .openapi({
@@ -81,7 +77,8 @@ function countryParam(scraper: ScraperId) {
       default: "US",
       description:
         "ISO 3166-1 alpha-2 country the request is routed through (case-insensitive)" +
-        (refused.length > 0 ? `; ${refused.join(" and ")} are not supported by this scraper` : ""),
+        (refused.length > 0 ? `; ${refused.join(" and ")} are not supported by this scraper` : "") +
+        (allowed !== undefined ? `; one of ${allowed.join(", ")}` : ""),
       example: "US",
     });
 }
@@ -112,17 +109,22 @@ const apiKeyParam = z
   .optional()
   .openapi({ param: { name: "api_key", in: "query" }, description: "API key, when the X-API-Key header is not used" });
 
-function commonShape(scraper: ScraperId) {
+/** The parameters every scraper accepts (spec §4.1), with the scraper's country rules. */
+export function commonParamShape(scraper: string, countries: ProviderCountries = {}) {
   return {
     prompt: promptParam,
-    country: countryParam(scraper),
+    country: countryParam(scraper, countries),
     bypass_cache: booleanParam("bypass_cache", false, "true skips the response cache; credits are still charged"),
     timeout: timeoutParam,
     api_key: apiKeyParam,
   };
 }
 
-function modeParam<const Modes extends readonly [string, ...string[]]>(modes: Modes, defaultMode: Modes[number], description: string) {
+export function modeParam<const Modes extends readonly [string, ...string[]]>(
+  modes: Modes,
+  defaultMode: Modes[number],
+  description: string,
+) {
   return z
     .enum(modes, { error: `must be one of ${modes.join(", ")}` })
     .optional()
@@ -130,55 +132,27 @@ function modeParam<const Modes extends readonly [string, ...string[]]>(modes: Mo
     .openapi({ param: { name: "mode", in: "query" }, type: "string", enum: [...modes], default: defaultMode, description });
 }
 
-export const GROK_MODES = ["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"] as const;
-export const COPILOT_MODES = ["search", "smart", "chat", "reasoning", "study"] as const;
+export type CommonParamShape = ReturnType<typeof commonParamShape>;
+/** A provider's own query parameters: a zod schema per parameter name. */
+export type ProviderParamShape = Record<string, z.ZodType>;
+/** The common parameters after validation (what every provider's params include). */
+export type CommonParams = z.output<z.ZodObject<CommonParamShape>>;
+/** A scraper's validated parameters: the common ones plus its own (kept in job records and cache keys). */
+export type ScrapeParams = CommonParams & { readonly [name: string]: unknown };
 
-const scraperSpecificShapes = {
-  chatgpt: {
-    markdown_json: booleanParam("markdown_json", false, "true adds result_markdown_json, the markdown-it token tree of the reply"),
-  },
-  perplexity: {
-    web_search: booleanParam("web_search", true, "true searches the web before answering; false answers from trained knowledge only"),
-  },
-  grok: {
-    mode: modeParam(
-      GROK_MODES,
-      "MODEL_MODE_AUTO",
-      "Reasoning mode: AUTO (provider chooses), FAST (smaller model), EXPERT (deeper reasoning)",
-    ),
-  },
-  copilot: {
-    mode: modeParam(COPILOT_MODES, "search", "search (web-grounded), smart, chat, reasoning or study"),
-  },
-  gemini: {},
-  google_ai_mode: {},
-  amazon_rufus: {},
-} as const satisfies Record<ScraperId, Record<string, z.ZodType>>;
-
-function scrapeParamsSchema<const Id extends ScraperId>(scraper: Id) {
-  return z.strictObject({ ...commonShape(scraper), ...scraperSpecificShapes[scraper] });
-}
-
-export const SCRAPE_PARAMS = {
-  chatgpt: scrapeParamsSchema("chatgpt"),
-  perplexity: scrapeParamsSchema("perplexity"),
-  grok: scrapeParamsSchema("grok"),
-  copilot: scrapeParamsSchema("copilot"),
-  gemini: scrapeParamsSchema("gemini"),
-  google_ai_mode: scrapeParamsSchema("google_ai_mode"),
-  amazon_rufus: scrapeParamsSchema("amazon_rufus"),
-} as const;
-
-export type ScrapeParams<Id extends ScraperId> = z.output<(typeof SCRAPE_PARAMS)[Id]>;
-export type AnyScrapeParams = ScrapeParams<ScraperId>;
-
-/** Names a scraper accepts, for the "unknown parameter" message. */
-export function acceptedParameterNames(scraper: ScraperId): string[] {
-  return [...Object.keys(commonShape(scraper)), ...Object.keys(scraperSpecificShapes[scraper])];
+/** Whether a validated parameter object carries the common parameters with their types (a runtime check for typing). */
+export function isCommonParams(value: Record<string, unknown>): value is ScrapeParams {
+  return (
+    typeof value.prompt === "string" &&
+    typeof value.country === "string" &&
+    typeof value.bypass_cache === "boolean" &&
+    typeof value.timeout === "number" &&
+    (value.api_key === undefined || typeof value.api_key === "string")
+  );
 }
 
 /** Parameters that change the answer, i.e. everything but the transport ones; the cache key is built from these. */
-export function answerDefiningParams(params: AnyScrapeParams): Record<string, unknown> {
+export function answerDefiningParams(params: ScrapeParams): Record<string, unknown> {
   const { api_key: _apiKey, bypass_cache: _bypass, timeout: _timeout, ...rest } = params;
   return rest;
 }
@@ -192,12 +166,12 @@ export interface ValidationIssues {
  * Turns a failed validation into one `detail` naming the parameter and the rule, e.g.
  * "prompt: must be 1 to 4000 characters and not blank" or "Unknown parameter: foo. The grok scraper accepts ...".
  */
-export function describeValidationError(scraper: ScraperId, error: ValidationIssues): string {
+export function describeValidationError(scraper: string, accepted: readonly string[], error: ValidationIssues): string {
   const issue = error.issues[0];
   if (issue === undefined) return "Invalid parameters.";
   if (issue.code === "unrecognized_keys") {
     const noun = issue.keys.length === 1 ? "Unknown parameter" : "Unknown parameters";
-    return `${noun}: ${issue.keys.join(", ")}. The ${scraper} scraper accepts: ${acceptedParameterNames(scraper).join(", ")}.`;
+    return `${noun}: ${issue.keys.join(", ")}. The ${scraper} scraper accepts: ${accepted.join(", ")}.`;
   }
   const name = issue.path.map(String).join(".");
   return name === "" ? issue.message : `${name}: ${issue.message}`;

@@ -6,10 +6,22 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { pickGrokScenario, type GrokScenario, type GrokXPost } from "../../replicas/grok/scenarios";
-import type { GrokResponse } from "../../src/schemas/responses";
-import { grokScraper } from "../../src/scrapers/grok";
-import { providerOrigin } from "../../src/scrapers/registry";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, replicaRequests, type TestAccount } from "./helpers";
+import type { z } from "@hono/zod-openapi";
+import type { GrokAnswerSchema } from "../../src/scrapers/grok/declaration";
+import { providerById, resolveOrigin } from "../../src/scrapers/registry";
+import type { CommonScrapeFields } from "../../src/schemas/responses";
+import {
+  api,
+  balanceOf,
+  createTestAccount,
+  ledgerOf,
+  query,
+  replicaControl,
+  replicaRequests,
+  type TestAccount,
+} from "../integration/helpers";
+
+type GrokResponse = CommonScrapeFields & z.infer<typeof GrokAnswerSchema>;
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -255,8 +267,12 @@ describe("cache, hosted markdown and credits", () => {
 
 describe("provider origin", () => {
   it("targets the replica when overridden and https://grok.com otherwise", () => {
-    expect(providerOrigin(env, grokScraper)).toBe(`${env.REPLICA_URL}/grok`);
-    expect(providerOrigin({ ...env, PROVIDER_ORIGIN_GROK: "" }, grokScraper)).toBe("https://grok.com");
-    expect(providerOrigin({ ...env, PROVIDER_ORIGIN_GROK: "http://127.0.0.1:9/grok/" }, grokScraper)).toBe("http://127.0.0.1:9/grok");
+    const grok = providerById("grok");
+    if (grok === undefined) throw new Error("grok is not registered");
+    const params = { prompt: "x", country: "US", bypass_cache: false, timeout: 60 };
+    expect(resolveOrigin(env, grok, params)).toBe(`${env.REPLICA_URL}/grok`);
+    const withOverride = (value: string): Env => Object.assign({}, env, { PROVIDER_ORIGIN_GROK: value });
+    expect(resolveOrigin(withOverride(""), grok, params)).toBe("https://grok.com");
+    expect(resolveOrigin(withOverride("http://127.0.0.1:9/grok/"), grok, params)).toBe("http://127.0.0.1:9/grok");
   });
 });

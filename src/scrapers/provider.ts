@@ -1,0 +1,89 @@
+/**
+ * The contract every provider implements, and the one place a provider declares everything about itself: its
+ * parameters and defaults, refused or allowed countries, the schema of the fields it answers, where its site lives and
+ * which domains its browser may reach, and how to drive its page. Validation, the OpenAPI document, the registry and the
+ * routes are all derived from these declarations (see src/scrapers/providers.ts for the list).
+ */
+import type { Page } from "@cloudflare/puppeteer";
+import type { z } from "@hono/zod-openapi";
+import type { CommonParamShape, ProviderParamShape } from "../params/common-params";
+
+/** The validated query parameters a provider receives: the common ones plus its own. */
+export type ProviderParams<Shape extends ProviderParamShape> = z.output<z.ZodObject<CommonParamShape & Shape>>;
+
+/** What a provider module receives for one scrape. */
+export interface ScrapeContext<Params> {
+  /** A fresh page in its own browser context, already localised for `params.country`; the pipeline closes it. */
+  page: Page;
+  /** Origin of the provider's site for this request, without a trailing slash: the real site or a replica. */
+  origin: string;
+  params: Params;
+  /** Aborted when the caller's timeout passes; every wait must honour it (the navigation engine does). */
+  signal: AbortSignal;
+  /** ms since epoch by which the scrape must be done (the signal fires then). */
+  deadline: number;
+}
+
+/** Countries a provider refuses, or the only ones it serves (e.g. Amazon's marketplaces). */
+export interface ProviderCountries {
+  refused?: readonly string[];
+  /** When set, every other country is refused with `allowedReason`. */
+  allowed?: readonly string[];
+  /** Completes "country: XX <reason>" in the 400 detail, e.g. "has no Amazon marketplace with Rufus". */
+  allowedReason?: string;
+}
+
+/** The part of every answer the pipeline relies on; a provider's answer schema extends it. */
+export interface AnswerBase {
+  result: string;
+  result_markdown: string | null;
+}
+
+export interface ProviderDefinition<Id extends string, Shape extends ProviderParamShape, Answer extends z.ZodObject<z.ZodRawShape>> {
+  /** The path segment: `/scrapers/{id}`. */
+  readonly id: Id;
+  /** Display name ("Grok"). */
+  readonly name: string;
+  /** What the spec calls it ("social-network assistant"), for the docs. */
+  readonly kind: string;
+  /** One sentence for the docs: what the scraper returns. */
+  readonly summary: string;
+  /** Provider-specific query parameters (zod, with OpenAPI metadata); the common ones are added by the platform. */
+  readonly params: Shape;
+  readonly countries?: ProviderCountries;
+  /**
+   * The provider's answer: `result`, `result_markdown` and its own fields (the response adds the common fields of
+   * spec §2.1). The pipeline validates every answer against it, so a parser bug is a 500, never a malformed 200.
+   */
+  readonly answer: Answer;
+  /**
+   * Set while a provider's module is not built yet: its routes validate and authenticate, then answer 501 without
+   * charging. Remove the flag when `scrape` works.
+   */
+  readonly unavailable?: true;
+  /** Example of a full response for the docs (common fields included). */
+  readonly example?: Record<string, unknown>;
+  /**
+   * Where the provider's site lives for these parameters. `real` is the real site; an operator override
+   * (`PROVIDER_ORIGIN_<ID>`) may be a template whose `{name}` placeholders are filled from `templateValues`
+   * (Amazon: `{domain}` = the marketplace domain).
+   */
+  readonly origin: {
+    real(params: ProviderParams<Shape>): string;
+    templateValues?(params: ProviderParams<Shape>): Record<string, string>;
+  };
+  /** Hostnames the browser session may reach (Browser Rendering guardrails); `origin` is the resolved one. */
+  allowedDomains(origin: string): string[];
+  /**
+   * Drives the page and returns the answer. Throws ServiceError subclasses for provider failures (UpstreamError,
+   * ScraperDriftError, UnexpectedResultError), never with provider text in `detail`.
+   */
+  scrape(context: ScrapeContext<ProviderParams<Shape>>): Promise<z.output<Answer>>;
+}
+
+/** Declares a provider with its types inferred (a typed identity function). */
+export function defineProvider<const Id extends string, const Shape extends ProviderParamShape, Answer extends z.ZodObject<z.ZodRawShape>>(
+  definition: ProviderDefinition<Id, Shape, Answer>,
+): ProviderDefinition<Id, Shape, Answer> {
+  return definition;
+}

@@ -1,0 +1,191 @@
+/**
+ * The capture layer every provider uses: records the page's own network exchanges (fetch streams, XMLHttpRequest,
+ * WebSocket frames both ways) for the rules a provider declares, streamed out of the page chunk by chunk through a CDP
+ * binding (no polling, nothing re-copied), and lets the provider patch an outgoing JSON request or frame.
+ *
+ * DevTools often reports a streamed fetch as ERR_ABORTED and keeps no body (DESIGN.md §3), so capture happens in the
+ * page, where the page's own reader sees the bytes.
+ */
+import type { Page } from "@cloudflare/puppeteer";
+import { ScraperDriftError } from "../../../errors";
+import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage } from "./page-hook";
+import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
+
+export interface WaitForExchangeOptions {
+  /** Aborted when the caller's deadline passes; the wait then rejects with the signal's reason. */
+  signal: AbortSignal;
+  /** How long the page may take to start the exchange (after the prompt was sent). */
+  startTimeoutMs: number;
+  /**
+   * Resolves early once this returns true (checked on every new chunk or frame): for a WebSocket that stays open after
+   * the answer, or a stream whose last frame says "done" before the connection closes.
+   */
+  until?: (exchange: CapturedExchange) => boolean;
+  /** Which exchange of the rule (0 = the first the page made). */
+  index?: number;
+}
+
+export interface CaptureSession {
+  /** The exchanges recorded so far (all rules, or one), in the order the page started them. */
+  exchanges(rule?: string): CapturedExchange[];
+  /** Waits for an exchange of `rule` to finish (or satisfy `until`); see WaitForExchangeOptions. */
+  waitForExchange(rule: string, options: WaitForExchangeOptions): Promise<CapturedExchange>;
+  /** Sets (or clears) the outgoing patch of a rule, for the current document and every later one. */
+  setPatch(rule: string, patch: OutgoingPatch | null): Promise<void>;
+}
+
+/**
+ * Installs capture on `page` for `rules`. Call before the first navigation. `provider` names drift errors
+ * (`<provider>.request_not_sent`).
+ */
+export async function startCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
+  const session = new PageCaptureSession(page, provider);
+  const cdp = await page.createCDPSession();
+  await cdp.send("Runtime.enable");
+  await cdp.send("Runtime.addBinding", { name: CAPTURE_BINDING });
+  cdp.on("Runtime.bindingCalled", (event: { name: string; payload: string }) => {
+    if (event.name === CAPTURE_BINDING) session.receive(event.payload);
+  });
+  const serialized = rules.map((rule) => ({
+    name: rule.name,
+    source: rule.url.source,
+    flags: rule.url.flags,
+    transports: rule.transports,
+  }));
+  await page.evaluateOnNewDocument(captureHookSource(serialized));
+  for (const rule of rules) if (rule.patch !== undefined) await session.setPatch(rule.name, rule.patch);
+  return session;
+}
+
+interface LiveExchange extends CapturedExchange {
+  ended: boolean;
+}
+
+class PageCaptureSession implements CaptureSession {
+  private readonly byId = new Map<string, LiveExchange>();
+  private readonly ordered: LiveExchange[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly page: Page,
+    private readonly provider: string,
+  ) {}
+
+  exchanges(rule?: string): CapturedExchange[] {
+    return this.ordered.filter((exchange) => rule === undefined || exchange.rule === rule).map(snapshot);
+  }
+
+  async setPatch(rule: string, patch: OutgoingPatch | null): Promise<void> {
+    const script = `(window[${JSON.stringify(CAPTURE_PATCHES)}] = window[${JSON.stringify(CAPTURE_PATCHES)}] || {})[${JSON.stringify(rule)}] = ${JSON.stringify(patch)};`;
+    await this.page.evaluateOnNewDocument(script);
+    await this.page.evaluate(script).catch(() => undefined);
+  }
+
+  waitForExchange(rule: string, options: WaitForExchangeOptions): Promise<CapturedExchange> {
+    const index = options.index ?? 0;
+    const startedAt = Date.now();
+    return new Promise<CapturedExchange>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (outcome: () => void): void => {
+        this.listeners.delete(check);
+        clearTimeout(timer);
+        options.signal.removeEventListener("abort", onAbort);
+        outcome();
+      };
+      const check = (): void => {
+        const exchange = this.ordered.filter((candidate) => candidate.rule === rule)[index];
+        if (exchange === undefined) {
+          if (Date.now() - startedAt >= options.startTimeoutMs) {
+            finish(() =>
+              reject(
+                new ScraperDriftError(
+                  this.provider,
+                  "request_not_sent",
+                  `the page did not start the "${rule}" exchange within ${options.startTimeoutMs} ms after the prompt was sent`,
+                ),
+              ),
+            );
+          }
+          return;
+        }
+        if (exchange.ended || (options.until?.(snapshot(exchange)) ?? false)) finish(() => resolve(snapshot(exchange)));
+      };
+      const onAbort = (): void => finish(() => reject(options.signal.reason));
+      if (options.signal.aborted) {
+        onAbort();
+        return;
+      }
+      options.signal.addEventListener("abort", onAbort, { once: true });
+      this.listeners.add(check);
+      timer = setTimeout(check, options.startTimeoutMs);
+      check();
+    });
+  }
+
+  /** One message from the page hook. Malformed messages are ignored: the page is not trusted to be well-behaved. */
+  receive(payload: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(payload);
+    } catch {
+      return;
+    }
+    const checked = HookMessageSchema.safeParse(parsed);
+    if (!checked.success) return;
+    const message: HookMessage = checked.data;
+    if (message.t === "open") {
+      const exchange: LiveExchange = {
+        rule: message.rule,
+        transport: message.transport,
+        url: message.url,
+        method: message.method,
+        status: 0,
+        contentType: "",
+        requestBody: message.requestBody,
+        chunks: [],
+        chunkTimesMs: [],
+        frames: [],
+        complete: false,
+        error: null,
+        startedAt: message.startedAt,
+        ended: false,
+      };
+      this.byId.set(message.id, exchange);
+      this.ordered.push(exchange);
+    } else {
+      const exchange = this.byId.get(message.id);
+      if (exchange === undefined) return;
+      switch (message.t) {
+        case "response":
+          exchange.status = message.status;
+          exchange.contentType = message.contentType;
+          break;
+        case "chunk":
+          exchange.chunks.push(decodeBase64(message.data));
+          exchange.chunkTimesMs.push(message.at);
+          break;
+        case "frame":
+          exchange.frames.push({ direction: message.direction, data: message.data, binary: message.binary, atMs: message.at });
+          break;
+        case "end":
+          exchange.ended = true;
+          exchange.complete = message.complete;
+          exchange.error = message.error;
+          break;
+      }
+    }
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+function snapshot(exchange: LiveExchange): CapturedExchange {
+  const { ended: _ended, ...rest } = exchange;
+  return { ...rest, chunks: [...rest.chunks], chunkTimesMs: [...rest.chunkTimesMs], frames: [...rest.frames] };
+}
+
+function decodeBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
+  return bytes;
+}

@@ -1,0 +1,427 @@
+/**
+ * The navigation engine every provider drives its page with. Principles (the real sites change every few weeks, and
+ * independent stand-ins built from the same fact sheets must work too):
+ * - controls are found through the sheet's alternative CSS anchors, or by ARIA role and accessible name as Chromium
+ *   computes them (case- and whitespace-insensitive, exact name first, else a unique word prefix; ambiguity refused);
+ * - menus are scoped to the menu that opened;
+ * - every wait is bounded by the caller's deadline and aborts with its signal;
+ * - a login wall or challenge is recognised only by positive evidence (a redirect, a modal covering the composer, a
+ *   challenge page), never by a "Sign in" link that anonymous pages always show;
+ * - what the engine cannot handle is a ScraperDriftError with a stable code.
+ */
+import type { CDPSession, Page } from "@cloudflare/puppeteer";
+import { ScraperDriftError } from "../../../errors";
+import type { CapturedExchange } from "../capture/types";
+
+const POLL_MS = 100;
+const DEFAULT_ANCHOR_TIMEOUT_MS = 20_000;
+const MENU_OPEN_TIMEOUT_MS = 5_000;
+const MENU_ROLES = ["menu", "listbox"] as const;
+const MENU_ITEM_ROLES = ["menuitem", "menuitemradio", "menuitemcheckbox", "option"] as const;
+
+/**
+ * An element of the page, as the engine found it. It is a reference to Chromium's DOM node (not a puppeteer handle),
+ * so the engine can query its accessible name, box and visibility through CDP in one place.
+ */
+export interface PageElement {
+  readonly backendNodeId: number;
+}
+
+export interface NavigatorContext {
+  page: Page;
+  signal: AbortSignal;
+  /** ms since epoch; no wait goes past it. */
+  deadline: number;
+  /** The provider id, prefixing drift codes. */
+  provider: string;
+}
+
+export interface RoleQuery {
+  roles: readonly string[];
+  /** The accessible name, or alternatives (e.g. the sheet's labels and their localised variants). */
+  name: string | readonly string[];
+  /** Limits the search to this element's subtree. */
+  within?: PageElement;
+}
+
+export interface FindOptions {
+  /** Names the control in drift codes (`<provider>.<what>_missing`). */
+  what: string;
+  timeoutMs?: number;
+  /** Return null instead of throwing when nothing matches in time. */
+  optional?: boolean;
+}
+
+export type BlockKind = "challenge" | "login_wall";
+
+export interface BlockSignatures {
+  challenge?: {
+    /** The page was redirected to a challenge (e.g. Google's /sorry/, Amazon's /errors/validateCaptcha). */
+    urls?: readonly RegExp[];
+    /** Elements only a challenge page has (a CAPTCHA form, a Turnstile container). */
+    selectors?: readonly string[];
+    /** Text of a challenge page (title + body); only consulted when no composer is on the page. */
+    text?: readonly RegExp[];
+  };
+  loginWall?: {
+    /** The page was redirected to a sign-in page. */
+    urls?: readonly RegExp[];
+    /** A visible sign-in modal or dialog (it must be visible to count). */
+    modalSelectors?: readonly string[];
+  };
+}
+
+export interface Navigator {
+  /** Opens `url` (DOM content loaded), bounded by the deadline. */
+  goto(url: string, options?: { timeoutMs?: number }): Promise<void>;
+  /** The first visible element matching any of the alternative CSS anchors, waiting for one to appear. */
+  waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
+  waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement>;
+  /** An element by ARIA role and accessible name, waiting for it to appear. */
+  findByRole(query: RoleQuery, options: FindOptions & { optional: true }): Promise<PageElement | null>;
+  findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement>;
+  /** A real mouse click at the element's centre (scrolled into view first); menus that open on pointerdown work. */
+  click(target: PageElement): Promise<void>;
+  /**
+   * Opens the menu behind `trigger` and picks the item whose accessible name matches, scoped to the menu that opened.
+   * Returns false when the menu does not open or has no such item (the caller then patches the request and verifies
+   * it on the wire); throws drift when several items match.
+   */
+  chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: { what: string }): Promise<boolean>;
+  /** Focuses the element and inserts `text` in one go (newlines kept; no key event per character). */
+  typeInto(target: PageElement, text: string): Promise<void>;
+  pressKey(key: "Enter" | "Escape"): Promise<void>;
+  /** A login wall or challenge on the page now, by positive evidence only; `composer` enables the modal-cover check. */
+  detectBlock(signatures: BlockSignatures, composer?: PageElement | null): Promise<BlockKind | null>;
+  /** Polls a JS expression in the page until truthy; false when `timeoutMs` (or the deadline) passes first. */
+  waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number }): Promise<boolean>;
+  /** outerHTML of the first element matching any of the anchors, or null. */
+  snapshotHtml(anchors: readonly string[]): Promise<string | null>;
+  /** Milliseconds left before the deadline. */
+  remainingMs(): number;
+  /** Throws the signal's reason when the caller's deadline has passed. */
+  throwIfAborted(): void;
+  drift(what: string, reason: string): ScraperDriftError;
+}
+
+export function createNavigator(context: NavigatorContext): Navigator {
+  return new PageNavigator(context);
+}
+
+/**
+ * The request body the page sent, parsed as JSON: the ground truth of what the site will do ("verify on the wire").
+ * A missing or unreadable body is drift, never a silent pass.
+ */
+export function requireJsonRequestBody(exchange: CapturedExchange, provider: string): Record<string, unknown> {
+  if (exchange.requestBody === null) {
+    throw new ScraperDriftError(provider, "request_body_unreadable", `the ${exchange.rule} request body could not be read`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(exchange.requestBody);
+  } catch {
+    throw new ScraperDriftError(provider, "request_body_not_json", `the ${exchange.rule} request body is not JSON`);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new ScraperDriftError(provider, "request_body_not_object", `the ${exchange.rule} request body is not a JSON object`);
+  }
+  return Object.fromEntries(Object.entries(body));
+}
+
+/** Case- and whitespace-insensitive form of an accessible name or label. */
+export function normaliseName(name: string): string {
+  return name.replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+/**
+ * Picks among candidate names: exact matches first, else names that start with a label followed by a non-letter
+ * (so "Auto" matches "Auto Chooses Fast or Expert" but not "Automatic"). Returns the indexes that matched at the best
+ * level.
+ */
+export function matchNames(candidates: readonly string[], labels: readonly string[]): number[] {
+  const wanted = labels.map(normaliseName).filter((label) => label !== "");
+  const names = candidates.map(normaliseName);
+  const exact = names.flatMap((name, index) => (wanted.includes(name) ? [index] : []));
+  if (exact.length > 0) return exact;
+  return names.flatMap((name, index) =>
+    wanted.some((label) => name.startsWith(label) && !/[\p{L}\p{N}]/u.test(name.charAt(label.length))) ? [index] : [],
+  );
+}
+
+interface AxCandidate {
+  backendNodeId: number;
+  name: string;
+}
+
+class PageNavigator implements Navigator {
+  private cdp: CDPSession | null = null;
+
+  constructor(private readonly context: NavigatorContext) {}
+
+  remainingMs(): number {
+    return Math.max(0, this.context.deadline - Date.now());
+  }
+
+  throwIfAborted(): void {
+    this.context.signal.throwIfAborted();
+  }
+
+  drift(what: string, reason: string): ScraperDriftError {
+    return new ScraperDriftError(this.context.provider, what, reason);
+  }
+
+  async goto(url: string, options: { timeoutMs?: number } = {}): Promise<void> {
+    this.throwIfAborted();
+    const timeout = Math.max(1, Math.min(options.timeoutMs ?? 30_000, this.remainingMs()));
+    await this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout });
+  }
+
+  waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
+  waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement>;
+  async waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement | null> {
+    const found = await this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, () => this.firstVisible(anchors));
+    if (found !== null || options.optional === true) return found;
+    throw this.drift(`${options.what}_missing`, `none of the anchors ${JSON.stringify(anchors)} became visible`);
+  }
+
+  findByRole(query: RoleQuery, options: FindOptions & { optional: true }): Promise<PageElement | null>;
+  findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement>;
+  async findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement | null> {
+    const labels = typeof query.name === "string" ? [query.name] : query.name;
+    const found = await this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, async () => {
+      const candidates = await this.axCandidates(query.roles, query.within ?? null);
+      const matched = uniqueNodes(
+        matchNames(
+          candidates.map((candidate) => candidate.name),
+          labels,
+        ).map((index) => candidates[index]),
+      );
+      if (matched.length > 1) {
+        throw this.drift(
+          `${options.what}_ambiguous`,
+          `${matched.length} ${query.roles.join("/")} elements match ${JSON.stringify(labels)}`,
+        );
+      }
+      const [only] = matched;
+      return only === undefined ? null : { backendNodeId: only.backendNodeId };
+    });
+    if (found !== null || options.optional === true) return found;
+    throw this.drift(`${options.what}_missing`, `no ${query.roles.join("/")} named ${JSON.stringify(labels)}`);
+  }
+
+  async click(target: PageElement): Promise<void> {
+    this.throwIfAborted();
+    const cdp = await this.session();
+    await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target.backendNodeId }).catch(() => undefined);
+    const centre = await this.centreOf(target);
+    if (centre === null) {
+      // not rendered as a box (e.g. display: contents): let the element handle the click itself
+      await this.callOn(target, "function () { this.click(); }");
+      return;
+    }
+    await this.context.page.mouse.click(centre.x, centre.y);
+  }
+
+  async chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: { what: string }): Promise<boolean> {
+    const labels = typeof item === "string" ? [item] : item;
+    const menusBefore = new Set((await this.axCandidates(MENU_ROLES, null)).map((menu) => menu.backendNodeId));
+    await this.click(trigger);
+    const menu = await this.poll(Math.min(MENU_OPEN_TIMEOUT_MS, this.remainingMs()), async () => {
+      const menus = await this.axCandidates(MENU_ROLES, null);
+      const opened = menus.filter((candidate) => !menusBefore.has(candidate.backendNodeId));
+      // a menu that was already open (and is still the only one) counts as the opened one
+      const choice = opened.length > 0 ? opened : menus;
+      return choice.length === 1 ? (choice[0] ?? null) : null;
+    });
+    if (menu === null) return false;
+    const items = await this.axCandidates(MENU_ITEM_ROLES, { backendNodeId: menu.backendNodeId });
+    const matched = uniqueNodes(
+      matchNames(
+        items.map((candidate) => candidate.name),
+        labels,
+      ).map((index) => items[index]),
+    );
+    if (matched.length > 1) {
+      throw this.drift(`${options.what}_ambiguous`, `${matched.length} menu items match ${JSON.stringify(labels)}`);
+    }
+    const [only] = matched;
+    if (only === undefined) {
+      await this.pressKey("Escape");
+      return false;
+    }
+    await this.click({ backendNodeId: only.backendNodeId });
+    return true;
+  }
+
+  async typeInto(target: PageElement, text: string): Promise<void> {
+    this.throwIfAborted();
+    await this.click(target);
+    const cdp = await this.session();
+    await cdp.send("DOM.focus", { backendNodeId: target.backendNodeId }).catch(() => undefined);
+    await this.context.page.keyboard.sendCharacter(text);
+  }
+
+  async pressKey(key: "Enter" | "Escape"): Promise<void> {
+    this.throwIfAborted();
+    await this.context.page.keyboard.press(key);
+  }
+
+  async detectBlock(signatures: BlockSignatures, composer: PageElement | null = null): Promise<BlockKind | null> {
+    const url = this.context.page.url();
+    if ((signatures.challenge?.urls ?? []).some((pattern) => pattern.test(url))) return "challenge";
+    if ((signatures.loginWall?.urls ?? []).some((pattern) => pattern.test(url))) return "login_wall";
+    if ((await this.firstVisible(signatures.challenge?.selectors ?? [])) !== null) return "challenge";
+    if ((await this.firstVisible(signatures.loginWall?.modalSelectors ?? [])) !== null) return "login_wall";
+    if (composer !== null && (await this.callOn(composer, COVERED_BY_MODAL)) === true) return "login_wall";
+    const challengeText = signatures.challenge?.text ?? [];
+    if (composer === null && challengeText.length > 0) {
+      const text = await this.context.page
+        .evaluate(`document.title + "\\n" + (document.body ? document.body.innerText : "")`)
+        .catch(() => "");
+      if (typeof text === "string" && challengeText.some((pattern) => pattern.test(text))) return "challenge";
+    }
+    return null;
+  }
+
+  async waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number }): Promise<boolean> {
+    const result = await this.poll(
+      Math.min(options.timeoutMs, this.remainingMs()),
+      async () => ((await this.context.page.evaluate(`Boolean(${expression})`).catch(() => false)) === true ? true : null),
+      options.pollMs,
+    );
+    return result === true;
+  }
+
+  async snapshotHtml(anchors: readonly string[]): Promise<string | null> {
+    for (const anchor of anchors) {
+      const [element] = await this.queryAll(anchor);
+      if (element === undefined) continue;
+      const html = await this.callOn(element, "function () { return this.outerHTML; }");
+      if (typeof html === "string") return html;
+    }
+    return null;
+  }
+
+  /** Calls `attempt` every poll interval until it returns non-null or `timeoutMs` (capped by the deadline) passes. */
+  private async poll<T>(timeoutMs: number, attempt: () => Promise<T | null>, pollMs = POLL_MS): Promise<T | null> {
+    const until = Date.now() + Math.min(timeoutMs, this.remainingMs());
+    for (;;) {
+      this.throwIfAborted();
+      const result = await attempt();
+      if (result !== null) return result;
+      if (Date.now() >= until) return null;
+      await sleep(Math.min(pollMs, Math.max(0, until - Date.now())), this.context.signal);
+    }
+  }
+
+  private async firstVisible(anchors: readonly string[]): Promise<PageElement | null> {
+    for (const anchor of anchors) {
+      for (const element of await this.queryAll(anchor)) {
+        if ((await this.callOn(element, IS_VISIBLE)) === true) return element;
+      }
+    }
+    return null;
+  }
+
+  /** Every element matching a CSS selector, in document order (an invalid selector matches nothing). */
+  private async queryAll(selector: string): Promise<PageElement[]> {
+    const cdp = await this.session();
+    try {
+      const { root } = await cdp.send("DOM.getDocument", { depth: 0 });
+      const { nodeIds } = await cdp.send("DOM.querySelectorAll", { nodeId: root.nodeId, selector });
+      const elements: PageElement[] = [];
+      for (const nodeId of nodeIds) {
+        const { node } = await cdp.send("DOM.describeNode", { nodeId });
+        elements.push({ backendNodeId: node.backendNodeId });
+      }
+      return elements;
+    } catch {
+      return [];
+    }
+  }
+
+  private async session(): Promise<CDPSession> {
+    if (this.cdp === null) this.cdp = await this.context.page.createCDPSession();
+    return this.cdp;
+  }
+
+  /** Runs `functionDeclaration` in the page with `this` bound to the element; its JSON-serialisable result, or undefined. */
+  private async callOn(element: PageElement, functionDeclaration: string): Promise<unknown> {
+    const cdp = await this.session();
+    try {
+      const { object } = await cdp.send("DOM.resolveNode", { backendNodeId: element.backendNodeId });
+      if (object.objectId === undefined) return undefined;
+      const { result } = await cdp.send("Runtime.callFunctionOn", { objectId: object.objectId, functionDeclaration, returnByValue: true });
+      await cdp.send("Runtime.releaseObject", { objectId: object.objectId }).catch(() => undefined);
+      return result.value;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async centreOf(element: PageElement): Promise<{ x: number; y: number } | null> {
+    const cdp = await this.session();
+    try {
+      const { model } = await cdp.send("DOM.getBoxModel", { backendNodeId: element.backendNodeId });
+      const [x1 = 0, y1 = 0, , , x3 = 0, y3 = 0] = model.border;
+      if (model.width === 0 || model.height === 0) return null;
+      return { x: (x1 + x3) / 2, y: (y1 + y3) / 2 };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Non-ignored accessibility nodes of the given roles under `within` (or the document), with their names. */
+  private async axCandidates(roles: readonly string[], within: PageElement | null): Promise<AxCandidate[]> {
+    const cdp = await this.session();
+    const root = within === null ? await documentBackendId(cdp) : within.backendNodeId;
+    const found: AxCandidate[] = [];
+    for (const role of roles) {
+      const { nodes } = await cdp.send("Accessibility.queryAXTree", { backendNodeId: root, role }).catch(() => ({ nodes: [] }));
+      for (const node of nodes) {
+        if (node.ignored || node.backendDOMNodeId === undefined) continue;
+        const name: unknown = node.name?.value;
+        found.push({ backendNodeId: node.backendDOMNodeId, name: typeof name === "string" ? name : "" });
+      }
+    }
+    return found;
+  }
+}
+
+/** In-page: rendered and not hidden. */
+const IS_VISIBLE = `function () {
+  const style = getComputedStyle(this);
+  if (style.visibility === "hidden" || style.display === "none") return false;
+  return this.getClientRects().length > 0;
+}`;
+
+/** In-page: whether a dialog sits over the element's centre (a sign-in modal covering the composer). */
+const COVERED_BY_MODAL = `function () {
+  const rect = this.getBoundingClientRect();
+  const top = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+  if (top === null || this.contains(top)) return false;
+  return top.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]') !== null;
+}`;
+
+async function documentBackendId(cdp: CDPSession): Promise<number> {
+  const { root } = await cdp.send("DOM.getDocument", { depth: 0 });
+  return root.backendNodeId;
+}
+
+function uniqueNodes(candidates: ReadonlyArray<AxCandidate | undefined>): AxCandidate[] {
+  const seen = new Map<number, AxCandidate>();
+  for (const candidate of candidates) if (candidate !== undefined) seen.set(candidate.backendNodeId, candidate);
+  return [...seen.values()];
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
