@@ -17,9 +17,11 @@ import {
   ledgerOf,
   query,
   replicaControl,
+  replicaLayouts,
   replicaRequests,
   type TestAccount,
 } from "../integration/helpers";
+import { describeProviderContract } from "./provider-contract";
 
 type GrokResponse = CommonScrapeFields & z.infer<typeof GrokAnswerSchema>;
 
@@ -276,3 +278,30 @@ describe("provider origin", () => {
     expect(resolveOrigin(withOverride("http://127.0.0.1:9/grok/"), grok, params)).toBe("http://127.0.0.1:9/grok");
   });
 });
+
+describe("grok on every replica layout", () => {
+  afterEach(async () => {
+    await replicaControl("reset", { provider: "grok" });
+  });
+
+  it("the replica serves at least two layouts", async () => {
+    expect((await replicaLayouts("grok")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  for (const layout of ["classic", "described", "legacy"]) {
+    for (const mode of ["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"] as const) {
+      it(`${layout} layout, ${mode}: every field, the mode chosen on the page and verified on the wire`, async () => {
+        await replicaControl("layout", { provider: "grok", layout });
+        const prompt = `many-posts in ${layout} ${mode}`;
+        const { status, body } = await scrape({ prompt, mode, bypass_cache: "true" });
+        expect(status, JSON.stringify(body)).toBe(200);
+        expectCompleteResponse(body, prompt);
+        expect(body).toMatchObject(expectedFields(pickGrokScenario(prompt), mode));
+        const sent = (await replicaRequests("grok")).at(-1);
+        expect(sent?.body).toMatchObject({ message: prompt, modeId: MODE_IDS[mode] });
+      });
+    }
+  }
+});
+
+describeProviderContract({ provider: "grok", prompt: "What is the tallest mountain in Europe?" });

@@ -56,7 +56,7 @@ export function query(params: Record<string, string>): string {
 }
 
 /** The replica's fault control (DESIGN.md §6). */
-export async function replicaControl(path: "faults" | "reset" | "pacing", body: Record<string, unknown> = {}): Promise<void> {
+export async function replicaControl(path: "faults" | "reset" | "pacing" | "layout", body: Record<string, unknown> = {}): Promise<void> {
   const response = await fetch(`${env.REPLICA_URL}/__control/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -77,4 +77,11 @@ export async function replicaRequests(provider: string): Promise<RecordedReplica
   const response = await fetch(`${env.REPLICA_URL}/__control/state`);
   const state = (await response.json()) as { providers: Record<string, { requests: RecordedReplicaRequest[] }> };
   return state.providers[provider]?.requests ?? [];
+}
+
+/** The markup variants a provider's replica serves (the first is the default). */
+export async function replicaLayouts(provider: string): Promise<string[]> {
+  const response = await fetch(`${env.REPLICA_URL}/__control/state`);
+  const state = (await response.json()) as { providers: Record<string, { layouts: string[] }> };
+  return state.providers[provider]?.layouts ?? [];
 }
