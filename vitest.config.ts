@@ -1,20 +1,14 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { REPLICA_PROVIDERS, replicaOriginOverride } from "./replicas/server";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
-
-/** `PROVIDER_ORIGIN_<ID>` of every provider, pointing its scraper at its replica. */
-function replicaOrigins(replicaUrl: string): Record<string, string> {
-  return Object.fromEntries(
-    REPLICA_PROVIDERS.map((provider) => [`PROVIDER_ORIGIN_${provider.id.toUpperCase()}`, replicaOriginOverride(provider, replicaUrl)]),
-  );
-}
 
 /** The Workers runtime with real D1, KV, Queues, Durable Objects and Browser Rendering, pointed at the replicas. */
 function workersRuntime() {
   return cloudflareTest(async ({ inject }) => {
     const replicaUrl = inject<string>("replicaUrl");
+    // `PROVIDER_ORIGIN_<ID>` of every provider, pointing its scraper at its replica (test/global-setup.ts).
+    const replicaOrigins = inject<Record<string, string>>("replicaOrigins");
     return {
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
@@ -23,7 +17,7 @@ function workersRuntime() {
           ADMIN_TOKEN: TEST_ADMIN_TOKEN,
           SESSION_SECRET: "test-session-secret-0123456789abcdef",
           REPLICA_URL: replicaUrl,
-          ...replicaOrigins(replicaUrl),
+          ...replicaOrigins,
           // A small pool and queue so the tests can fill them.
           BROWSER_POOL_SIZE: "2",
           BROWSER_POOL_QUEUE_LIMIT: "4",

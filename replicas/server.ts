@@ -21,6 +21,7 @@ import { geminiReplica } from "./gemini";
 import { googleAiModeReplica } from "./google_ai_mode";
 import { grokReplica } from "./grok";
 import { perplexityReplica } from "./perplexity";
+import { attachCaptureLabSocket, CAPTURE_LAB_PATH, createCaptureLabApp } from "./capture-lab";
 import type { ReplicaProvider } from "./shared/replica-provider";
 import type { ReplicaEnv } from "./shared/replica-env";
 
@@ -47,6 +48,8 @@ export function createReplicaApp(controller: FaultController = new FaultControll
   const app = new Hono<ReplicaEnv>({ strict: false });
   app.get("/__health", (c) => c.json({ ok: true, providers: controller.providerIds() }));
   app.route("/__control", createControlApp(controller));
+  // The capture layer's test bench (test/e2e/capture.test.ts), not a provider.
+  app.route(CAPTURE_LAB_PATH, createCaptureLabApp());
   for (const provider of REPLICA_PROVIDERS) {
     controller.registerProvider(provider.id, provider.layouts);
     app.route(provider.mountPath, provider.createApp(controller));
@@ -85,7 +88,10 @@ export function startReplicaServer(options: ReplicaServerOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_REPLICA_PORT, hostname: host }, (info: AddressInfo) => {
       server.off("error", reject);
-      if (server instanceof Server) for (const provider of REPLICA_PROVIDERS) provider.attachToServer?.(server, controller);
+      if (server instanceof Server) {
+        attachCaptureLabSocket(server);
+        for (const provider of REPLICA_PROVIDERS) provider.attachToServer?.(server, controller);
+      }
       const urlHost = host.includes(":") ? `[${host}]` : host;
       resolve({
         url: `http://${urlHost}:${info.port}`,

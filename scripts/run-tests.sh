@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The whole test suite (`npm test`): type checks, the deploy bundle, unit tests in Node, and the Workers-runtime
-# tests with real D1/KV/Queues/Durable Objects and real Chromium against the provider replicas.
-# Ends with one line "N passed, N failed" (vitest's own summary is above it).
+# The whole test suite (`npm test`): type checks, the deploy bundle, unit tests in Node and browser-free Workers-runtime
+# tests (files in parallel), then the end-to-end tests (every scraper through the Worker with real Chromium against its
+# replica, one file at a time: two cores), then the dashboard in a real browser.
+# Ends with one line "N passed, N failed" (", N skipped" when any test was skipped).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export XDG_CACHE_HOME="$root/.cache"
 export WRANGLER_SEND_METRICS=false
+# vitest loads its config through Vite; its notice about a future config loader is not about this project.
+export VITE_CONFIG_NATIVE_IGNORE_WARNING=true
 
 bash scripts/setup-local-browser.sh || exit 1
 
@@ -37,12 +40,13 @@ run_vitest() {
   reports+=("$report")
 }
 run_vitest main --project unit --project integration "$@"
+run_vitest e2e --project e2e "$@"
 run_vitest browser --project browser "$@"
 
 node -e '
   const fs = require("fs");
   const [checksPassed, checksFailed, ...reportPaths] = process.argv.slice(1);
-  let passed = Number(checksPassed), failed = Number(checksFailed);
+  let passed = Number(checksPassed), failed = Number(checksFailed), skipped = 0;
   for (const reportPath of reportPaths) {
     const status = Number(fs.readFileSync(reportPath.replace(/\.json$/, ".status"), "utf8"));
     if (!fs.existsSync(reportPath)) {
@@ -52,10 +56,11 @@ node -e '
     const report = JSON.parse(fs.readFileSync(reportPath, "utf8"));
     passed += report.numPassedTests;
     failed += report.numFailedTests;
+    skipped += report.numPendingTests + report.numTodoTests;
     // A file that failed to load has no failed tests but must still count as a failure.
     failed += report.testResults.filter((file) => file.status === "failed" && file.assertionResults.every((test) => test.status !== "failed")).length;
     if (status !== 0 && report.numFailedTests === 0 && report.testResults.every((file) => file.status !== "failed")) failed += 1;
   }
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${passed} passed, ${failed} failed` + (skipped > 0 ? `, ${skipped} skipped` : ""));
   process.exit(failed > 0 ? 1 : 0);
 ' "$passed_checks" "$failed_checks" "${reports[@]}"

@@ -7,6 +7,7 @@ import type { AppEnv } from "./http/app-env";
 import { registerAccountRoutes } from "./http/account";
 import { registerAdminRoutes } from "./http/admin";
 import { registerAdminPoolRoutes } from "./http/admin-pools";
+import { registerAdminProviderRoutes } from "./http/admin-providers";
 import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
 import { registerMarkdownRoutes } from "./http/markdown";
@@ -33,6 +34,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerJobRoutes(app);
   registerUnknownScraperRoutes(app);
   registerAdminPoolRoutes(app);
+  registerAdminProviderRoutes(app);
   registerAdminRoutes(app);
   registerAccountRoutes(app);
   registerDashboardRoutes(app);

@@ -3,9 +3,9 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getAccount } from "../accounts/accounts";
 import { USAGE_WINDOW_DAYS, usageSummary } from "../accounts/usage";
 import { getApiKey } from "../accounts/keys";
-import { INVALID_KEY_DETAIL, authenticateApiKey, pickApiKey, touchApiKey } from "../auth/api-keys";
-import { TooManyRequestsError, UnauthorizedError } from "../errors";
-import { RATE_LIMIT_DETAIL } from "../scrape/authorize";
+import { INVALID_KEY_DETAIL } from "../auth/api-keys";
+import { UnauthorizedError } from "../errors";
+import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
 
@@ -31,6 +31,8 @@ const route = createRoute({
   summary: "Your balance and usage",
   description: `Credits remaining, credits used and requests per scraper in the last ${USAGE_WINDOW_DAYS} days. Free (no credits charged); counts towards the key's rate limit.`,
   security: API_KEY_SECURITY,
+  // Same middleware and limiter as the scrapes: a key cannot hammer the database through this free endpoint either.
+  middleware: [apiKeyAuth] as const,
   request: {
     query: z.object({
       api_key: z
@@ -52,10 +54,7 @@ const route = createRoute({
 
 export function registerAccountRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
-    const key = await authenticateApiKey(c.env.DB, pickApiKey(c.req.header("X-API-Key"), c.req.valid("query").api_key));
-    // Same limiter as the scrapes: a key cannot be used to hammer the database through this free endpoint either.
-    const { success } = await c.env.KEY_RATE_LIMITER.limit({ key: key.keyId });
-    if (!success) throw new TooManyRequestsError(RATE_LIMIT_DETAIL, 10);
+    const key = c.get("apiKey");
     const [account, usage, keyRow] = await Promise.all([
       getAccount(c.env.DB, key.accountId),
       usageSummary(c.env.DB, key.accountId),
@@ -63,7 +62,6 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>): void {
     ]);
     // The key's account was deleted between the two reads: the key matches no active account.
     if (account === null) throw new UnauthorizedError(INVALID_KEY_DETAIL);
-    c.executionCtx.waitUntil(touchApiKey(c.env.DB, key.keyId));
     c.header("X-Credits-Remaining", String(account.credits));
     c.header("Cache-Control", "no-store");
     return c.json(

@@ -1,5 +1,6 @@
 /** Reading a scrape request's query string with the provider's own schema (shared by the sync and job routes). */
 import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
 import { InvalidParameterError } from "../errors";
 import { type ScrapeParams, describeValidationError, isCommonParams } from "../params/common-params";
 import { type AnyProvider, acceptedParameterNames, querySchemaOf } from "../scrapers/registry";
@@ -9,7 +10,7 @@ import type { AppEnv } from "./app-env";
  * The validated parameters of `provider` from the request's query string, or a 400 whose detail names the parameter:
  * unknown parameters are refused, and so is a repeated one (`prompt=a&prompt=b`), never silently picked.
  */
-export function readScrapeQuery(c: Context<AppEnv>, provider: AnyProvider): ScrapeParams {
+function readScrapeQuery(c: Context<AppEnv>, provider: AnyProvider): ScrapeParams {
   const raw = c.req.queries();
   const single: Record<string, string> = {};
   for (const [name, values] of Object.entries(raw)) {
@@ -23,6 +24,14 @@ export function readScrapeQuery(c: Context<AppEnv>, provider: AnyProvider): Scra
   // The schema's static type cannot name a provider's own parameters, so its output is checked for the common ones.
   if (!isCommonParams(parsed.data)) throw new InvalidParameterError("Invalid parameters.");
   return parsed.data;
+}
+
+/** Validates the query before anything else (authentication included) and stores it as `c.var.scrapeParams`. */
+export function validateScrapeQuery(provider: AnyProvider) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    c.set("scrapeParams", readScrapeQuery(c, provider));
+    await next();
+  });
 }
 
 /** Documents the balance header every accepted scrape request carries. */

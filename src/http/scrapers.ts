@@ -4,7 +4,6 @@
  * documented in the OpenAPI document from the same schemas.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { pickApiKey } from "../auth/api-keys";
 import { NotFoundError } from "../errors";
 import { submitJob } from "../jobs/submit";
 import { scrapeSynchronously } from "../scrape/sync-scrape";
@@ -13,7 +12,8 @@ import { type AnyProvider, allProviders, querySchemaOf, responseSchemaOf, SCRAPE
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
-import { CREDITS_REMAINING_HEADER, readScrapeQuery } from "./scrape-query";
+import { apiKeyAuth } from "./api-key-auth";
+import { CREDITS_REMAINING_HEADER, validateScrapeQuery } from "./scrape-query";
 
 export const UNKNOWN_SCRAPER_DETAIL = `Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`;
 
@@ -38,12 +38,12 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
       },
     }),
   );
-  app.get(path, async (c) => {
-    const params = readScrapeQuery(c, provider);
+  app.get(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
+    const params = c.get("scrapeParams");
     const { response, creditsRemaining } = await scrapeSynchronously(
       c.env,
       { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
-      pickApiKey(c.req.header("X-API-Key"), params.api_key),
+      c.get("apiKey"),
     );
     c.header("X-Credits-Remaining", String(creditsRemaining));
     return c.json(response, 200);
@@ -74,12 +74,12 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
       },
     }),
   );
-  app.post(path, async (c) => {
-    const params = readScrapeQuery(c, provider);
+  app.post(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
+    const params = c.get("scrapeParams");
     const { jobId, creditsRemaining } = await submitJob(
       c.env,
       { scraper: provider.id, params, baseUrl: requestBaseUrl(c) },
-      pickApiKey(c.req.header("X-API-Key"), params.api_key),
+      c.get("apiKey"),
     );
     c.header("X-Credits-Remaining", String(creditsRemaining));
     return c.json({ job_id: jobId, status: "pending" as const }, 202);

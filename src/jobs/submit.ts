@@ -4,6 +4,7 @@
  * cannot run.
  */
 import { recordSubmittedJob } from "../accounts/jobs-index";
+import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
 import type { ScrapeParams } from "../params/common-params";
@@ -22,10 +23,10 @@ export interface SubmittedJob {
 export async function submitJob(
   env: Env,
   submission: { scraper: ScraperId; params: ScrapeParams; baseUrl: string },
-  apiKey: string | undefined,
+  key: AuthenticatedKey,
 ): Promise<SubmittedJob> {
   const jobId = crypto.randomUUID();
-  const authorized = await authorizeScrape(env, submission.scraper, apiKey, jobId);
+  const authorized = await authorizeScrape(env, submission.scraper, key, jobId);
   // The dashboard's list of jobs (Durable Objects cannot be listed); never throws.
   await recordSubmittedJob(env.DB, {
     jobId,

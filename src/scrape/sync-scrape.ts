@@ -1,3 +1,4 @@
+import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
 import { authorizeScrape } from "./authorize";
 import { runScrape, type ScrapeRequest, type ScrapeResponse } from "./pipeline";
@@ -8,8 +9,8 @@ export interface SyncScrapeOutcome {
 }
 
 /** A synchronous scrape: credits are reserved first and restored on any error, so the caller pays only for a 200. */
-export async function scrapeSynchronously(env: Env, request: ScrapeRequest, apiKey: string | undefined): Promise<SyncScrapeOutcome> {
-  const authorized = await authorizeScrape(env, request.scraper, apiKey, request.jobId);
+export async function scrapeSynchronously(env: Env, request: ScrapeRequest, key: AuthenticatedKey): Promise<SyncScrapeOutcome> {
+  const authorized = await authorizeScrape(env, request.scraper, key, request.jobId);
   try {
     const response = await runScrape(env, request, request.params.timeout);
     return { response, creditsRemaining: authorized.creditsRemaining };

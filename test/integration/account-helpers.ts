@@ -61,6 +61,7 @@ export async function seedCachedGrokAnswer(prompt: string): Promise<void> {
       related_questions: [],
       conversation: null,
       llm_model: "grok-test",
+      mode: "MODEL_MODE_AUTO",
     }),
     { expirationTtl: 3600 },
   );
@@ -72,7 +73,10 @@ export async function cachedScrape(apiKey: string, prompt = "What do people say 
   return api(`/scrapers/grok?${query({ prompt })}`, { apiKey });
 }
 
-/** An unbuilt scraper answers 501 after authentication and the rate limit, and charges nothing. */
+/**
+ * `GET /account` goes through the same API-key middleware as every scrape (authentication, last use, the per-key rate
+ * limit) and charges nothing: 200 for a usable key, 401 or 429 otherwise.
+ */
 export function authProbe(apiKey: string | undefined): Promise<Response> {
-  return api(`/scrapers/gemini?${query({ prompt: "hello" })}`, apiKey === undefined ? {} : { apiKey });
+  return api("/account", apiKey === undefined ? {} : { apiKey });
 }

@@ -155,10 +155,10 @@ describe("keys", () => {
     expect(key.api_key).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
     expect(key.key_id).toMatch(/^key_/);
     expect(key.api_key.startsWith(key.display_prefix)).toBe(true);
-    expect((await authProbe(key.api_key)).status).toBe(501);
+    expect((await authProbe(key.api_key)).status).toBe(200);
 
     const view = await adminJson<AccountDetail>(`/admin/accounts/${account.account_id}`);
-    // The probe above used the key (authenticated, then 501), so it has a last use even though nothing was charged.
+    // The probe above used the key (authenticated, then 200), so it has a last use even though nothing was charged.
     expect(view.keys).toEqual([
       {
         key_id: key.key_id,
@@ -190,7 +190,7 @@ describe("keys", () => {
     const account = await newAccount();
     const doomed = await newKey(account.account_id, "Old laptop");
     const kept = await newKey(account.account_id, "Server");
-    expect((await authProbe(doomed.api_key)).status).toBe(501);
+    expect((await authProbe(doomed.api_key)).status).toBe(200);
 
     const response = await adminApi(`/admin/keys/${doomed.key_id}`, { method: "DELETE" });
     expect(response.status).toBe(200);
@@ -201,7 +201,7 @@ describe("keys", () => {
     expect(next.status).toBe(401);
     expect(await detail(next)).toBe(INVALID_KEY_DETAIL);
     expect((await api("/account", { apiKey: doomed.api_key })).status).toBe(401);
-    expect((await authProbe(kept.api_key)).status).toBe(501);
+    expect((await authProbe(kept.api_key)).status).toBe(200);
 
     // Idempotent: the first revocation time is kept.
     const again = (await adminJson<{ revoked_at: string }>(`/admin/keys/${doomed.key_id}`, { method: "DELETE" })).revoked_at;

@@ -8,8 +8,12 @@ beforeAll(async () => {
   account = await createTestAccount(1500);
 });
 
+/**
+ * Validation runs before authentication, so requests here carry no key: an invalid parameter answers 400 naming it, and
+ * valid parameters get as far as the key check (401) without starting a scrape.
+ */
 async function detailOf(path: string, apiKey?: string): Promise<{ status: number; detail: string }> {
-  const response = await api(path, { apiKey: apiKey ?? account.apiKey });
+  const response = await api(path, apiKey === undefined ? {} : { apiKey });
   const body = (await response.json()) as { detail: string };
   return { status: response.status, detail: body.detail };
 }
@@ -48,17 +52,17 @@ describe("common parameters", () => {
     });
   }
 
-  it("accepts the boundaries and every boolean spelling (reaching the 501 of an unbuilt scraper)", async () => {
+  it("accepts the boundaries and every boolean spelling (valid parameters reach authentication: 401 without a key)", async () => {
     for (const value of ["true", "FALSE", "1", "0", "yes", "No", "on", "OFF"]) {
       const { status } = await detailOf(`/scrapers/gemini?${query({ prompt: "x".repeat(4000), timeout: "10", bypass_cache: value })}`);
-      expect(status).toBe(501);
+      expect(status).toBe(401);
     }
-    expect((await detailOf(`/scrapers/gemini?${query({ prompt: "a", timeout: "600", country: "de" })}`)).status).toBe(501);
+    expect((await detailOf(`/scrapers/gemini?${query({ prompt: "a", timeout: "600", country: "de" })}`)).status).toBe(401);
   });
 
   it("validation failures charge nothing", async () => {
     const before = await balanceOf(account.accountId);
-    await detailOf(`/scrapers/grok?${query({ prompt: "" })}`);
+    expect((await detailOf(`/scrapers/grok?${query({ prompt: "" })}`, account.apiKey)).status).toBe(400);
     expect(await balanceOf(account.accountId)).toBe(before);
   });
 });
@@ -66,7 +70,7 @@ describe("common parameters", () => {
 describe("scraper-specific parameters", () => {
   it("copilot: mode values, JP/TW refused", async () => {
     for (const mode of ["search", "smart", "chat", "reasoning", "study"]) {
-      expect((await detailOf(`/scrapers/copilot?${query({ prompt: "hi", mode })}`)).status).toBe(501);
+      expect((await detailOf(`/scrapers/copilot?${query({ prompt: "hi", mode })}`)).status).toBe(401);
     }
     expect(await detailOf(`/scrapers/copilot?${query({ prompt: "hi", mode: "MODEL_MODE_FAST" })}`)).toEqual({
       status: 400,
@@ -82,16 +86,16 @@ describe("scraper-specific parameters", () => {
       expect((await detailOf(`/scrapers/${scraper}?${query({ prompt: "hi", country: "TW" })}`)).status).toBe(400);
     }
     for (const scraper of ["chatgpt", "perplexity", "amazon_rufus"]) {
-      expect((await detailOf(`/scrapers/${scraper}?${query({ prompt: "hi", country: "JP" })}`)).status).toBe(501);
+      expect((await detailOf(`/scrapers/${scraper}?${query({ prompt: "hi", country: "JP" })}`)).status).toBe(401);
     }
   });
 
   it("chatgpt markdown_json and perplexity web_search are booleans; mode is unknown to them", async () => {
-    expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "true" })}`)).status).toBe(501);
+    expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "true" })}`)).status).toBe(401);
     expect((await detailOf(`/scrapers/chatgpt?${query({ prompt: "hi", markdown_json: "2" })}`)).detail).toMatch(
       /^markdown_json: must be a boolean/,
     );
-    expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", web_search: "off" })}`)).status).toBe(501);
+    expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", web_search: "off" })}`)).status).toBe(401);
     expect((await detailOf(`/scrapers/perplexity?${query({ prompt: "hi", mode: "search" })}`)).detail).toMatch(
       /^Unknown parameter: mode\./,
     );
@@ -114,20 +118,6 @@ describe("routing", () => {
       expect(response.status).toBe(404);
       expect(((await response.json()) as { detail: string }).detail).toBe(`Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`);
     }
-  });
-
-  it("scrapers not built yet answer 501 after validation and authentication, without charging", async () => {
-    const before = await balanceOf(account.accountId);
-    const missingKey = await api(`/scrapers/chatgpt?${query({ prompt: "hi" })}`);
-    expect(missingKey.status).toBe(401);
-    const response = await api(`/scrapers/chatgpt?${query({ prompt: "hi" })}`, { apiKey: account.apiKey });
-    expect(response.status).toBe(501);
-    expect(((await response.json()) as { detail: string }).detail).toBe(
-      "The chatgpt scraper is not available yet. No credits were charged.",
-    );
-    const job = await api(`/scrapers/chatgpt/jobs?${query({ prompt: "hi" })}`, { method: "POST", apiKey: account.apiKey });
-    expect(job.status).toBe(501);
-    expect(await balanceOf(account.accountId)).toBe(before);
   });
 
   it("unknown paths are 404 {detail}", async () => {

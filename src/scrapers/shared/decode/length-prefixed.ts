@@ -36,6 +36,7 @@ export class LengthPrefixedDecoder {
   private prefixChecked = false;
   private malformed = 0;
   private prefixSeen = false;
+  private cutInsideFrame = false;
 
   get malformedFrames(): number {
     return this.malformed;
@@ -53,8 +54,9 @@ export class LengthPrefixedDecoder {
   end(): { frames: unknown[]; endedMidFrame: boolean } {
     this.buffer += this.text.decode();
     const frames = this.drain(true);
-    const endedMidFrame = this.buffer.trim() !== "";
-    if (endedMidFrame) this.malformed += 1;
+    const leftover = this.buffer.trim() !== "";
+    if (leftover) this.malformed += 1;
+    const endedMidFrame = leftover || this.cutInsideFrame;
     this.buffer = "";
     return { frames, endedMidFrame };
   }
@@ -119,6 +121,7 @@ export class LengthPrefixedDecoder {
     const balancedEnd = balancedJsonEnd(this.buffer, spanStart + 1);
     if (balancedEnd === -1) {
       if (!final) return "incomplete";
+      this.cutInsideFrame = true;
       return { ok: false, end: this.buffer.length };
     }
     const parsed = tryParse(this.buffer.slice(spanStart + 1, balancedEnd));

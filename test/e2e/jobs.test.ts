@@ -13,7 +13,7 @@ import type { JobView } from "../../src/jobs/job-types";
 import { chargeCredits } from "../../src/credits/ledger";
 import { ServiceError } from "../../src/errors";
 import { ENQUEUE_FAILED_DETAIL, submitJob } from "../../src/jobs/submit";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "./helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "../integration/helpers";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -135,9 +135,11 @@ describe("a job that cannot be queued", () => {
     };
     const queueDown: Env = { ...env, JOBS: refusingQueue as Queue };
     const params = { prompt: "never queued", country: "US", bypass_cache: false, timeout: 60, mode: "MODEL_MODE_AUTO" as const };
-    const failure = await submitJob(queueDown, { scraper: "grok", params, baseUrl: "http://api.test" }, own.apiKey).catch(
-      (error: unknown) => error,
-    );
+    const failure = await submitJob(
+      queueDown,
+      { scraper: "grok", params, baseUrl: "http://api.test" },
+      { keyId: own.keyId, accountId: own.accountId },
+    ).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceError);
     expect((failure as ServiceError).status).toBe(503);
     expect((failure as ServiceError).detail).toBe(ENQUEUE_FAILED_DETAIL);
