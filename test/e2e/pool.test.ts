@@ -7,7 +7,7 @@ import puppeteer from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PoolStats } from "../../src/browser/pool-types";
-import { QUEUE_FULL_DETAIL } from "../../src/browser/browser-provider";
+import { QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/browser-provider";
 import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../integration/helpers";
 
 afterEach(async () => {
@@ -95,8 +95,11 @@ describe("browser pool", () => {
       busySession = (await poolStats("IT")).sessions.find((session) => session.busy)?.session_id;
     }
     expect(busySession).toBeDefined();
-    // Kill the Chromium process behind the session while the page waits for the provider.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Kill the Chromium process behind the session once the page has sent the prompt and waits for the provider.
+    for (let poll = 0; poll < 100; poll += 1) {
+      if ((await replicaRequests("grok")).some((request) => JSON.stringify(request.body).includes("Crash during this"))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const intruder = await puppeteer.connect(env.BROWSER, busySession ?? "");
     await intruder.close();
 
@@ -156,5 +159,48 @@ describe("browser pool", () => {
   it("the operator view needs the admin token", async () => {
     expect((await api("/admin/pools")).status).toBe(401);
     expect((await api("/admin/pools", { headers: { Authorization: "Bearer wrong" } })).status).toBe(401);
+  });
+});
+
+describe("browser pool with several providers", () => {
+  /** A page for a second provider (the capture bench stands in for it: other domains, so other sessions). */
+  async function otherProviderPage(country: string): Promise<void> {
+    await withScrapePage(
+      env,
+      { country, provider: "capture-lab", allowedDomains: ["127.0.0.1"], signal: AbortSignal.timeout(60_000), deadline: Date.now() + 60_000 },
+      async (page) => {
+        await page.goto(`${env.REPLICA_URL}/__capture-lab/`, { waitUntil: "domcontentloaded" });
+      },
+    );
+  }
+
+  it("each provider keeps its own warm session in a country, shown per provider in the operator view", async () => {
+    const own = await createTestAccount(30);
+    expect((await scrape(own.apiKey, { prompt: "Provider A first", country: "SE" })).status).toBe(200);
+    await otherProviderPage("SE");
+    expect((await scrape(own.apiKey, { prompt: "Provider A again", country: "SE" })).status).toBe(200);
+    await otherProviderPage("SE");
+    const stats = await poolStats("SE");
+    expect(stats.launches).toBe(2);
+    expect(stats.reuses).toBe(2);
+    expect(stats.discarded).toBe(0);
+    expect(stats.sessions.map((session) => session.provider).sort()).toEqual(["capture-lab", "grok"]);
+    expect(stats.max_sessions).toBeGreaterThanOrEqual(2);
+  });
+
+  it("at the country's session cap an idle session of another provider is retired to make room", async () => {
+    const own = await createTestAccount(30);
+    const configured = await admin("/admin/pools/BE/config", { method: "POST", body: JSON.stringify({ max_sessions: 1 }) });
+    expect(configured.status).toBe(200);
+    try {
+      expect((await scrape(own.apiKey, { prompt: "Cap first", country: "BE" })).status).toBe(200);
+      await otherProviderPage("BE");
+      const stats = await poolStats("BE");
+      expect(stats.launches).toBe(2);
+      expect(stats.discarded).toBe(1);
+      expect(stats.sessions.map((session) => session.provider)).toEqual(["capture-lab"]);
+    } finally {
+      await admin("/admin/pools/BE/config", { method: "POST", body: "null" });
+    }
   });
 });

@@ -40,6 +40,9 @@ export interface CaptureSession {
  */
 export async function startCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
   const session = new PageCaptureSession(page, provider);
+  // A browser that crashes or a page that closes sends no more events: waits must end then, not at the deadline.
+  page.once("close", () => session.pageGone("the page closed"));
+  page.browser().once("disconnected", () => session.pageGone("the browser disconnected"));
   const cdp = await page.createCDPSession();
   await cdp.send("Runtime.enable");
   await cdp.send("Runtime.addBinding", { name: CAPTURE_BINDING });
@@ -65,6 +68,8 @@ class PageCaptureSession implements CaptureSession {
   private readonly byId = new Map<string, LiveExchange>();
   private readonly ordered: LiveExchange[] = [];
   private readonly listeners = new Set<() => void>();
+  /** Set when the page or its browser went away; every wait then fails with it. */
+  private gone: Error | null = null;
 
   constructor(
     private readonly page: Page,
@@ -93,6 +98,11 @@ class PageCaptureSession implements CaptureSession {
         outcome();
       };
       const check = (): void => {
+        const gone = this.gone;
+        if (gone !== null) {
+          finish(() => reject(gone));
+          return;
+        }
         const exchange = this.ordered.filter((candidate) => candidate.rule === rule)[index];
         if (exchange === undefined) {
           if (Date.now() - startedAt >= options.startTimeoutMs) {
@@ -120,6 +130,14 @@ class PageCaptureSession implements CaptureSession {
       timer = setTimeout(check, options.startTimeoutMs);
       check();
     });
+  }
+
+  /** The page or its browser went away (crash, disconnect): pending waits fail as a closed target does. */
+  pageGone(reason: string): void {
+    if (this.gone !== null) return;
+    // "Target closed" is how puppeteer reports it too, so the browser layer classifies it as a crash.
+    this.gone = new Error(`Target closed: ${reason} during the capture`);
+    for (const listener of [...this.listeners]) listener();
   }
 
   /** One message from the page hook. Malformed messages are ignored: the page is not trusted to be well-behaved. */
