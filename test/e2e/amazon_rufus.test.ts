@@ -9,6 +9,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { allCards, finalProse, pickRufusScenario, pillLabels, type RufusScenario } from "../../replicas/amazon_rufus/scenarios";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { RufusAnswerSchema } from "../../src/scrapers/amazon_rufus/declaration";
+import { UpstreamError } from "../../src/errors";
+import { runScrape } from "../../src/scrape/pipeline";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
 import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import {
@@ -256,6 +258,30 @@ describe("each failure signature is recognised as what it is", () => {
       expect(response.body.detail).toMatch(detail);
     });
   }
+});
+
+describe("a store page without Rufus", () => {
+  it("is a 502 that a retry cannot fix (permanent for that marketplace)", async () => {
+    // the origin points at a page of the marketplace that has no Rufus nav button
+    const withoutRufus: Env = Object.assign({}, env, {
+      PROVIDER_ORIGIN_AMAZON_RUFUS: `${env.REPLICA_URL}/amazon_rufus/{domain}/customer-service`,
+    });
+    const failure = await runScrape(
+      withoutRufus,
+      {
+        scraper: PROVIDER,
+        params: { prompt: "lamp", country: "US", bypass_cache: true, timeout: 60 },
+        jobId: crypto.randomUUID(),
+        baseUrl: "http://api.test",
+        startedAt: Date.now(),
+      },
+      60,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    if (!(failure instanceof UpstreamError)) return;
+    expect([failure.status, failure.retryable]).toEqual([502, false]);
+    expect(failure.detail).toMatch(/Rufus is not available on this Amazon marketplace/);
+  });
 });
 
 describeProviderContract({ provider: PROVIDER, prompt: "one-product desk lamp" });

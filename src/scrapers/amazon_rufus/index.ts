@@ -1,0 +1,27 @@
+/** Amazon Rufus (the store's shopping assistant, spec §2.6): prose answer, product cards and follow-up questions. */
+import { defineProvider } from "../provider";
+import { RUFUS_COUNTRIES, RUFUS_DOMAINS, RufusAnswerSchema } from "./declaration";
+import { marketplaceDomainOf } from "./marketplaces";
+import { captureRufusExchange } from "./navigate";
+import { parseRufusCapture } from "./parse";
+
+export const amazonRufusProvider = defineProvider({
+  id: "amazon_rufus",
+  name: "Amazon Rufus",
+  kind: "shopping assistant",
+  summary: "Rufus's answer to a shopping query with the product cards it shows and suggested questions.",
+  params: {},
+  countries: RUFUS_COUNTRIES,
+  answer: RufusAnswerSchema,
+  origin: {
+    real: (params) => `https://www.${marketplaceDomainOf(params.country)}`,
+    // an origin override is a template such as http://127.0.0.1:8788/amazon_rufus/{domain}
+    templateValues: (params) => ({ domain: marketplaceDomainOf(params.country) }),
+  },
+  allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...RUFUS_DOMAINS])],
+  async scrape({ page, origin, params, signal, deadline }) {
+    const exchange = await captureRufusExchange({ page, origin, prompt: params.prompt, signal, deadline });
+    // product URLs always use the real marketplace, whatever the origin (a replica run equals a real one)
+    return parseRufusCapture(exchange, marketplaceDomainOf(params.country));
+  },
+});

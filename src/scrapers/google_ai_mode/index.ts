@@ -1,0 +1,23 @@
+/** Google AI Mode (www.google.com/search?udm=50), the AI search mode of spec §2.6: answer, citations, sources panel. */
+import { defineProvider } from "../provider";
+import { GOOGLE_AI_MODE_DOMAINS, GOOGLE_AI_MODE_EXAMPLE, GOOGLE_AI_MODE_ID, GoogleAiModeAnswerSchema, searchLocaleOf } from "./declaration";
+import { captureAiModeAnswer } from "./navigate";
+import { parseAiModeCapture } from "./parse";
+
+export const googleAiModeProvider = defineProvider({
+  id: GOOGLE_AI_MODE_ID,
+  name: "Google AI Mode",
+  kind: "AI search mode",
+  summary: "Google Search's AI Mode answer with its citations and the sources panel.",
+  params: {},
+  countries: { refused: ["JP", "TW"] },
+  answer: GoogleAiModeAnswerSchema,
+  example: GOOGLE_AI_MODE_EXAMPLE,
+  origin: { real: () => "https://www.google.com" },
+  allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GOOGLE_AI_MODE_DOMAINS])],
+  async scrape({ page, origin, params, signal, deadline }) {
+    const { hl, gl } = searchLocaleOf(params.country);
+    const capture = await captureAiModeAnswer({ page, origin, prompt: params.prompt, hl, gl, signal, deadline });
+    return parseAiModeCapture(capture);
+  },
+});
