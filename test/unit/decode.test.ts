@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { htmlToMarkdown } from "../../src/scrapers/shared/decode/html-to-markdown";
+import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import { attributeOf, commentsOf, parseHtml, queryAll, queryOne, removeAll, textOf, toHtml } from "../../src/scrapers/shared/decode/html";
 import { applyJsonPatch, asOperation, getAtPointer, pointerTokens } from "../../src/scrapers/shared/decode/json-patch";
 import { decodeLengthPrefixed } from "../../src/scrapers/shared/decode/length-prefixed";
@@ -158,5 +159,34 @@ describe("HTML", () => {
     expect(markdown).toContain("[a link](https://example.com/a)");
     expect(markdown).toMatch(/^- One$/m);
     expect(markdown).toMatch(/\| A +\| B +\|/);
+  });
+
+  it("keeps link URLs exactly as sent (only what would end the destination is escaped)", () => {
+    const url = "https://example.com/a_b(1)*c?x=1&y=~z#frag";
+    const markdown = htmlToMarkdown(`<p><a href="${url}">t</a></p>`);
+    expect(markdown).toBe("[t](https://example.com/a_b\\(1\\)*c?x=1&y=~z#frag)");
+    expect(markdownToPlainText(markdown)).toBe("t");
+    // relative and script links keep their text only
+    expect(htmlToMarkdown('<p><a href="/search?q=x">internal</a> <a href="javascript:void(0)">js</a></p>')).toBe("internal js");
+  });
+
+  it("nests lists by the marker's width, keeps item order and escapes every | of a table cell", () => {
+    expect(htmlToMarkdown("<ol><li>One<ul><li>nested</li></ul></li><li>Two</li></ol>")).toBe("1. One\n   - nested\n2. Two");
+    expect(markdownToPlainText(htmlToMarkdown("<ol><li>One<ul><li>nested</li></ul></li><li>Two</li></ol>"))).toBe(
+      "1. One\n   - nested\n2. Two",
+    );
+    expect(htmlToMarkdown("<table><tr><th>A</th></tr><tr><td>a|b|c</td></tr></table>")).toBe("| A |\n| --- |\n| a\\|b\\|c |");
+    expect(markdownToPlainText(htmlToMarkdown("<table><tr><th>A</th></tr><tr><td>a|b|c</td></tr></table>"))).toBe("A\na|b|c");
+  });
+
+  it("escapes markdown syntax in text so the plain text round-trips", () => {
+    const html = "<p>snake_case, *stars*, [1], `tick` and 2024. done</p><p>1. not a list</p><p># not a heading</p>";
+    expect(markdownToPlainText(htmlToMarkdown(html))).toBe(
+      "snake_case, *stars*, [1], `tick` and 2024. done\n\n1. not a list\n\n# not a heading",
+    );
+  });
+
+  it("fences code with its language and a fence longer than any backtick run inside", () => {
+    expect(htmlToMarkdown('<pre><code class="language-py">print("```")\n</code></pre>')).toBe('````py\nprint("```")\n````');
   });
 });

@@ -6,7 +6,7 @@
  */
 import { UnexpectedResultError, UpstreamError, ScraperDriftError } from "../../errors";
 import type { StreamCapture } from "../shared/capture/types";
-import { htmlToMarkdown } from "../shared/decode/html-to-markdown";
+import { nodesToMarkdown } from "../shared/decode/html-to-markdown";
 import {
   type AnyNode,
   attributeOf,
@@ -115,7 +115,7 @@ export function parseAiModeCapture(capture: AiModeCapture): GoogleAiModeAnswer {
   const citations = citationsOf(citationUuids(root), sourceRecords(document), panel);
 
   cleanAnswer(root);
-  const markdown = tidyMarkdown(htmlToMarkdown(toHtml(root.children)));
+  const markdown = tidyMarkdown(nodesToMarkdown(root.children));
   if (markdown === "") throw new UnexpectedResultError(DETAIL.empty, cause("no answer text"));
   return {
     result: markdownToPlainText(markdown),
