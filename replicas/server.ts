@@ -10,6 +10,7 @@
  */
 import { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
@@ -85,10 +86,16 @@ export function startReplicaServer(options: ReplicaServerOptions = {}): Promise<
   const host = options.host ?? "127.0.0.1";
   const controller = new FaultController();
   const app = createReplicaApp(controller);
+  const upgraded = new Set<Duplex>();
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port ?? DEFAULT_REPLICA_PORT, hostname: host }, (info: AddressInfo) => {
       server.off("error", reject);
       if (server instanceof Server) {
+        // Upgraded (WebSocket) connections are not closed by closeAllConnections(): track them so close() can end them.
+        server.on("upgrade", (_request, socket: Duplex) => {
+          upgraded.add(socket);
+          socket.once("close", () => upgraded.delete(socket));
+        });
         attachCaptureLabSocket(server);
         for (const provider of REPLICA_PROVIDERS) provider.attachToServer?.(server, controller);
       }
@@ -102,6 +109,7 @@ export function startReplicaServer(options: ReplicaServerOptions = {}): Promise<
             server.close((error) => (error ? fail(error) : done()));
             // Streams and `hang` exchanges would keep close() waiting forever; cut them.
             if (server instanceof Server) server.closeAllConnections();
+            for (const socket of upgraded) socket.destroy();
           }),
       });
     });

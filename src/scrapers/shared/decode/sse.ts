@@ -21,8 +21,11 @@ export class SseDecoder {
   private readonly text = new TextDecoder("utf-8");
   private readonly completed: SseEvent[] = [];
   private invalid = 0;
-  /** Text fed since the last blank line; a field line in it means an event is open. */
-  private tail = "";
+  // Whether an event is open, tracked character by character (linear in the body, whatever the chunking).
+  private eventOpen = false;
+  private lineStarted = false;
+  private lineIsComment = false;
+  private afterCarriageReturn = false;
   private readonly parser = createParser({
     onEvent: (event) => {
       this.completed.push(event);
@@ -41,7 +44,7 @@ export class SseDecoder {
   end(): { events: SseEvent[]; endedMidEvent: boolean } {
     const events = this.feed(this.text.decode());
     // Blank lines and comments between events leave nothing open; anything else is a cut event.
-    const open = this.tail.split(/\r\n|\r|\n/).some((line) => line.trim() !== "" && !line.startsWith(":"));
+    const open = this.eventOpen || (this.lineStarted && !this.lineIsComment);
     return { events, endedMidEvent: open };
   }
 
@@ -49,18 +52,32 @@ export class SseDecoder {
     return this.invalid;
   }
 
+  /** Follows line ends (`\n`, `\r\n`, `\r`, possibly split across chunks): a blank line closes the event. */
+  private track(text: string): void {
+    for (let index = 0; index < text.length; index += 1) {
+      const code = text.charCodeAt(index);
+      if (this.afterCarriageReturn) {
+        this.afterCarriageReturn = false;
+        if (code === 0x0a) continue;
+      }
+      if (code === 0x0a || code === 0x0d) {
+        if (!this.lineStarted) this.eventOpen = false;
+        else if (!this.lineIsComment) this.eventOpen = true;
+        this.lineStarted = false;
+        this.afterCarriageReturn = code === 0x0d;
+        continue;
+      }
+      if (!this.lineStarted) {
+        this.lineStarted = true;
+        this.lineIsComment = code === 0x3a;
+      }
+    }
+  }
+
   private feed(text: string): SseEvent[] {
     const before = this.completed.length;
-    this.tail += text;
     this.parser.feed(text);
-    // Keep only what follows the last blank line: enough to tell whether an event is open, without growing. A trailing
-    // "\r" may be the first half of "\r\n", so the tail is left alone until the next chunk says.
-    if (!this.tail.endsWith("\r")) {
-      const lines = this.tail.split(/\r\n|\r|\n/);
-      // the last element is the unterminated rest of the text
-      const lastBlank = lines.slice(0, -1).lastIndexOf("");
-      if (lastBlank >= 0) this.tail = lines.slice(lastBlank + 1).join("\n");
-    }
+    this.track(text);
     return this.completed.slice(before);
   }
 }

@@ -52,6 +52,12 @@ export interface FindOptions {
   optional?: boolean;
 }
 
+export interface MenuOptions {
+  what: string;
+  /** How long the menu may take to open (default 5 s); a popover without a menu role then costs no more. */
+  menuTimeoutMs?: number;
+}
+
 export type BlockKind = "challenge" | "login_wall";
 
 export interface BlockSignatures {
@@ -87,7 +93,7 @@ export interface Navigator {
    * Returns false when the menu does not open or has no such item (the caller then patches the request and verifies
    * it on the wire); throws drift when several items match.
    */
-  chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: { what: string }): Promise<boolean>;
+  chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: MenuOptions): Promise<boolean>;
   /** Focuses the element and inserts `text` in one go (newlines kept; no key event per character). */
   typeInto(target: PageElement, text: string): Promise<void>;
   pressKey(key: "Enter" | "Escape"): Promise<void>;
@@ -222,11 +228,11 @@ class PageNavigator implements Navigator {
     await this.context.page.mouse.click(centre.x, centre.y);
   }
 
-  async chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: { what: string }): Promise<boolean> {
+  async chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: MenuOptions): Promise<boolean> {
     const labels = typeof item === "string" ? [item] : item;
     const menusBefore = new Set((await this.axCandidates(MENU_ROLES, null)).map((menu) => menu.backendNodeId));
     await this.click(trigger);
-    const menu = await this.poll(Math.min(MENU_OPEN_TIMEOUT_MS, this.remainingMs()), async () => {
+    const menu = await this.poll(Math.min(options.menuTimeoutMs ?? MENU_OPEN_TIMEOUT_MS, this.remainingMs()), async () => {
       const menus = await this.axCandidates(MENU_ROLES, null);
       const opened = menus.filter((candidate) => !menusBefore.has(candidate.backendNodeId));
       // a menu that was already open (and is still the only one) counts as the opened one
