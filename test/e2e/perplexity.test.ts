@@ -13,7 +13,16 @@ import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { PerplexityAnswerSchema } from "../../src/scrapers/perplexity/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
 import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
-import { api, balanceOf, createTestAccount, query, replicaControl, replicaLayouts, replicaRequests, type TestAccount } from "../integration/helpers";
+import {
+  api,
+  balanceOf,
+  createTestAccount,
+  query,
+  replicaControl,
+  replicaLayouts,
+  replicaRequests,
+  type TestAccount,
+} from "../integration/helpers";
 import { describeProviderContract } from "./provider-contract";
 
 type PerplexityResponse = CommonScrapeFields & z.infer<typeof PerplexityAnswerSchema>;
@@ -42,7 +51,8 @@ async function scrape(
 /** The three URL normalisations of DESIGN.md §4, written out for the scenario URLs that need one. */
 const NORMALISED_URLS: Record<string, string> = {
   "https://www.smithsonianmag.com/science-nature/honey#:~:text=edible%20honey": "https://www.smithsonianmag.com/science-nature/honey",
-  "https://www.google.com/url?q=https://www.example.edu/honey-chemistry?lang%3Den&sa=U&ved=2ahUKEwj": "https://www.example.edu/honey-chemistry?lang=en",
+  "https://www.google.com/url?q=https://www.example.edu/honey-chemistry?lang%3Den&sa=U&ved=2ahUKEwj":
+    "https://www.example.edu/honey-chemistry?lang=en",
   "https://www.beekeeping.example.com/how-bees-make-honey?utm_source=perplexity&ref=guide#steps":
     "https://www.beekeeping.example.com/how-bees-make-honey?ref=guide#steps",
 };
@@ -55,7 +65,11 @@ function expectedFields(prompt: string, webSearch = true): PerplexityFields {
   return {
     result: markdownToPlainText(markdown),
     result_markdown: markdown,
-    sources: (run.webResults ?? []).map((source) => ({ title: source.name, url: NORMALISED_URLS[source.url] ?? source.url, snippet: source.snippet ?? "" })),
+    sources: (run.webResults ?? []).map((source) => ({
+      title: source.name,
+      url: NORMALISED_URLS[source.url] ?? source.url,
+      snippet: source.snippet ?? "",
+    })),
     related_questions: run.relatedQuestions,
   };
 }
@@ -212,6 +226,8 @@ describe("perplexity on every replica layout", () => {
     expect(await replicaLayouts(PROVIDER)).toEqual([...LAYOUTS]);
   });
 
+  // web_search=false: the first two layouts switch "Web" off in the sources menu; the third labels its sources control
+  // in a way the scraper does not know, so the choice is patched into the request instead. Both verified on the wire.
   for (const layout of LAYOUTS) {
     for (const webSearch of [true, false]) {
       it(`${layout}, web_search=${webSearch}: every field, the choice verified on the wire`, async () => {
@@ -230,7 +246,10 @@ describe("perplexity on every replica layout", () => {
 describe("asynchronous job", () => {
   it("POST /scrapers/perplexity/jobs, then GET /jobs/{id} until done, with the sync fields", async () => {
     const prompt = "renumbered as a job";
-    const submitted = await api(`/scrapers/${PROVIDER}/jobs?${query({ prompt, bypass_cache: "true" })}`, { method: "POST", apiKey: account.apiKey });
+    const submitted = await api(`/scrapers/${PROVIDER}/jobs?${query({ prompt, bypass_cache: "true" })}`, {
+      method: "POST",
+      apiKey: account.apiKey,
+    });
     expect(submitted.status).toBe(202);
     const { job_id: jobId } = await submitted.json<{ job_id: string }>();
     const deadline = Date.now() + 90_000;

@@ -1,0 +1,51 @@
+/** Perplexity (www.perplexity.ai), the answer engine (spec §2.6, §4.3): numbered web sources and related questions. */
+import { defineProvider } from "../provider";
+import { PERPLEXITY_DOMAINS, PERPLEXITY_PARAMS, PerplexityAnswerSchema } from "./declaration";
+import { citationMarkerNumbers } from "./markers";
+import { capturePerplexityAnswer } from "./navigate";
+import { parsePerplexityCapture } from "./parse";
+
+export const perplexityProvider = defineProvider({
+  id: "perplexity",
+  name: "Perplexity",
+  kind: "answer engine",
+  summary: "Perplexity's answer with numbered web sources ([n] markers index `sources`) and related questions.",
+  params: PERPLEXITY_PARAMS,
+  answer: PerplexityAnswerSchema,
+  example: {
+    scraper: "perplexity",
+    status: "done",
+    job_id: "5b0e1c62-8a4f-4f0e-9a57-0d3c8d1f2a6b",
+    prompt: "Who built the Eiffel Tower?",
+    country: "US",
+    result: "The Eiffel Tower was designed and built by Gustave Eiffel's company [1][2].",
+    result_markdown: "The Eiffel Tower was designed and built by **Gustave Eiffel's company** [1][2].",
+    sources: [
+      {
+        title: "Eiffel Tower - Wikipedia",
+        url: "https://en.wikipedia.org/wiki/Eiffel_Tower",
+        snippet: "The Eiffel Tower is a wrought-iron lattice tower…",
+      },
+      {
+        title: "Eiffel Tower | Britannica",
+        url: "https://www.britannica.com/topic/Eiffel-Tower-Paris-France",
+        snippet: "Parisian landmark…",
+      },
+    ],
+    related_questions: ["How tall is the Eiffel Tower?"],
+    credits_used: 3,
+    elapsed_ms: 8123.4,
+    cached: false,
+    markdown_url: "https://api.example.com/md/5b0e1c62-8a4f-4f0e-9a57-0d3c8d1f2a6b.md",
+  },
+  origin: { real: () => "https://www.perplexity.ai" },
+  allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...PERPLEXITY_DOMAINS])],
+  async scrape({ page, origin, params, signal, deadline }) {
+    const captured = await capturePerplexityAnswer({ page, origin, prompt: params.prompt, webSearch: params.web_search, signal, deadline });
+    const answer = parsePerplexityCapture(captured.exchange);
+    // the stream carries the sources; the rendered citation pills are only read when it has none for cited markers
+    if (answer.sources.length > 0 || citationMarkerNumbers(answer.result_markdown ?? "").length === 0) return answer;
+    const html = await captured.readAnswerHtml().catch(() => null);
+    return html === null ? answer : parsePerplexityCapture(captured.exchange, html);
+  },
+});

@@ -1,0 +1,26 @@
+/** Narrowing helpers for provider JSON (lenient reading: wrong types read as absent). */
+
+export type JsonRecord = Record<string, unknown>;
+
+export function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** A string with its surrounding whitespace removed, or null when it is not a string or is blank. */
+export function trimmedOrNull(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const trimmed = value.trim();
+  return trimmed === "" ? null : trimmed;
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

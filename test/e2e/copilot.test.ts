@@ -1,0 +1,247 @@
+/**
+ * GET /scrapers/copilot end to end: the real Worker, real Chromium through the Browser Rendering binding, the Copilot
+ * replica (chat page, POST /c/api/start, the chat WebSocket). Expected fields are derived from the replica's scenario
+ * data by the mapping of providers/copilot.md §4 (test/fixtures/copilot/expected-fields.ts), independently of the
+ * parser; the mode and the prompt are checked in the `send` frame the replica received.
+ */
+import { env } from "cloudflare:workers";
+import type { z } from "@hono/zod-openapi";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { pickCopilotScenario, type CopilotWireMode } from "../../replicas/copilot/scenarios";
+import { ScraperDriftError } from "../../src/errors";
+import { runScrape } from "../../src/scrape/pipeline";
+import type { CopilotAnswerSchema } from "../../src/scrapers/copilot/declaration";
+import { providerById, resolveOrigin } from "../../src/scrapers/registry";
+import type { CommonScrapeFields } from "../../src/schemas/responses";
+import { expectedCopilotFields } from "../fixtures/copilot/expected-fields";
+import {
+  api,
+  balanceOf,
+  createTestAccount,
+  query,
+  replicaControl,
+  replicaLayouts,
+  replicaRequests,
+  type TestAccount,
+} from "../integration/helpers";
+import { describeProviderContract } from "./provider-contract";
+
+type CopilotResponse = CommonScrapeFields & z.infer<typeof CopilotAnswerSchema>;
+
+let account: TestAccount;
+beforeAll(async () => {
+  account = await createTestAccount(1500);
+});
+afterEach(async () => {
+  await replicaControl("reset", { provider: "copilot" });
+});
+
+async function scrape(
+  params: Record<string, string>,
+  apiKey = account.apiKey,
+): Promise<{ status: number; body: CopilotResponse & { detail?: string } }> {
+  const response = await api(`/scrapers/copilot?${query(params)}`, { apiKey });
+  return { status: response.status, body: (await response.json()) as CopilotResponse & { detail?: string } };
+}
+
+function expected(prompt: string, mode: CopilotWireMode) {
+  return { mode, ...expectedCopilotFields(pickCopilotScenario(prompt, mode)) };
+}
+
+function expectCommonFields(body: CopilotResponse, prompt: string): void {
+  expect(body.scraper).toBe("copilot");
+  expect(body.status).toBe("done");
+  expect(body.job_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(body.prompt).toBe(prompt);
+  expect(body.country).toBe("US");
+  expect(body.credits_used).toBe(3);
+  expect(body.elapsed_ms).toBeGreaterThan(0);
+  expect(body.cached).toBe(false);
+  expect(body.markdown_url).toBe(`http://api.test/md/${body.job_id}.md`);
+}
+
+/** The page's own `send` frame, as the replica received it: the prompt and the mode on the wire. */
+async function expectSent(prompt: string, mode: CopilotWireMode): Promise<void> {
+  const sent = (await replicaRequests("copilot")).at(-1);
+  expect(sent?.method).toBe("WS");
+  expect(sent?.path).toMatch(/\/copilot\/c\/api\/chat\?api-version=2&clientSessionId=/);
+  expect(sent?.body).toMatchObject({ event: "send", mode, content: [{ type: "text", text: prompt }] });
+}
+
+async function expectScenario(prompt: string, mode: CopilotWireMode): Promise<CopilotResponse> {
+  const { status, body } = await scrape({ prompt, mode, bypass_cache: "true" });
+  expect(status, JSON.stringify(body)).toBe(200);
+  expectCommonFields(body, prompt);
+  const { scraper, status: done, job_id, prompt: echoed, country, credits_used, elapsed_ms, cached, markdown_url, ...fields } = body;
+  expect(fields).toEqual(expected(prompt, mode));
+  await expectSent(prompt, mode);
+  return body;
+}
+
+describe("copilot scenarios through real Chromium", () => {
+  const cases: Array<[string, CopilotWireMode]> = [
+    ["What is the tallest mountain in Europe?", "search"],
+    ["Plan a weekend in Lisbon", "smart"],
+    ["Say hi", "chat"],
+    ["Why is the sky blue?", "reasoning"],
+    ["Teach me photosynthesis", "study"],
+    ["many-citations about solar power", "search"],
+    ["no-citations boiling point", "search"],
+    ["duplicate-citations eiffel", "smart"],
+    ["markdown-links rust", "chat"],
+    ["replace-text capital", "search"],
+    ["chain-of-thought primes", "reasoning"],
+    ["multi-part weather", "study"],
+    ["unicode-emoji 🚀 test", "smart"],
+    ["long-answer", "search"],
+    ["unknown-events lighthouse", "smart"],
+    ["concatenated-frames", "search"],
+  ];
+  for (const [prompt, mode] of cases) {
+    it(`${pickCopilotScenario(prompt, mode).id} (${mode}): every field exact, mode and prompt verified on the wire`, async () => {
+      await expectScenario(prompt, mode);
+    });
+  }
+
+  it("the answer's markdown is hosted, and chainOfThought never reaches it", async () => {
+    const body = await expectScenario("chain-of-thought hosted", "reasoning");
+    const hosted = await api(new URL(body.markdown_url ?? "").pathname);
+    expect(hosted.status).toBe(200);
+    expect(await hosted.text()).toBe(body.result_markdown);
+    expect(body.result_markdown).not.toContain("SECRET-REASONING");
+  });
+
+  it("a second identical request is a cache hit with the same fields", async () => {
+    const prompt = `Cache me ${crypto.randomUUID()}`;
+    const first = await scrape({ prompt, mode: "study" });
+    expect(first.status).toBe(200);
+    const second = await scrape({ prompt, mode: "study" });
+    expect(second.body.cached).toBe(true);
+    expect(second.body.result_markdown).toBe(first.body.result_markdown);
+    expect((await scrape({ prompt, mode: "chat" })).body.cached).toBe(false);
+  });
+});
+
+describe("copilot on every replica layout", () => {
+  it("the replica serves at least two layouts", async () => {
+    expect(await replicaLayouts("copilot")).toEqual(["default", "classic", "localised"]);
+  });
+
+  // classic: consent banner over the composer, titled option buttons (no menu role), Search is the site default;
+  // localised: German labels the scraper does not know, so any mode but the default Smart is patched into the frame.
+  const cases: Array<[string, CopilotWireMode]> = [
+    ["classic", "reasoning"],
+    ["classic", "search"],
+    ["localised", "study"],
+    ["localised", "smart"],
+    ["default", "smart"],
+  ];
+  for (const [layout, mode] of cases) {
+    it(`${layout} layout, ${mode}: every field, the mode verified on the wire`, async () => {
+      await replicaControl("layout", { provider: "copilot", layout });
+      await expectScenario(`many-citations in the ${layout} layout`, mode);
+    });
+  }
+});
+
+describe("copilot failure variants (copilot.md §5)", () => {
+  /** Posts `fault` `count` times and scrapes once per variant; every scrape must fail with `status` and `detail`. */
+  async function expectVariants(fault: string, count: number, status: number, detail: RegExp): Promise<void> {
+    const own = await createTestAccount(3);
+    await replicaControl("faults", { provider: "copilot", fault, count });
+    for (let variant = 0; variant < count; variant += 1) {
+      const { status: actual, body } = await scrape({ prompt: `variant ${variant} of ${fault}`, bypass_cache: "true" }, own.apiKey);
+      expect(actual, `${fault} #${variant}: ${JSON.stringify(body)}`).toBe(status);
+      expect(body.detail, `${fault} #${variant}`).toMatch(detail);
+    }
+    expect(await balanceOf(own.accountId)).toBe(3);
+  }
+
+  it("login_wall: 401 start, isBlocked start, banned event", async () => {
+    await expectVariants("login_wall", 3, 502, /sign in|login/i);
+  });
+
+  it("rate_limited: 429 start, no turns left", async () => {
+    await expectVariants("rate_limited", 2, 502, /rate limit/i);
+  });
+
+  it("http_error: handshake 460, handshake 403, error event, chatMessageError", async () => {
+    await expectVariants("http_error", 4, 502, /retry/i);
+  });
+
+  it("challenge: unsolvable cloudflare challenge, then method null", async () => {
+    await expectVariants("challenge", 2, 502, /anti-bot challenge/i);
+  });
+});
+
+interface CopilotJob {
+  status: string;
+  scraper: string;
+  result?: CopilotResponse;
+  completed_at: string | null;
+}
+
+/** Polls GET /jobs/{id} every second until the job is no longer pending (at most two minutes). */
+async function pollJob(jobId: string): Promise<CopilotJob | null> {
+  for (let poll = 0; poll < 120; poll += 1) {
+    const job = (await (await api(`/jobs/${jobId}`)).json()) as CopilotJob;
+    if (job.status !== "pending") return job;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  return null;
+}
+
+describe("copilot async job", () => {
+  it("POST /scrapers/copilot/jobs, then GET /jobs/{id} until done", async () => {
+    const prompt = `replace-text job ${crypto.randomUUID().slice(0, 8)}`;
+    const submitted = await api(`/scrapers/copilot/jobs?${query({ prompt, mode: "smart" })}`, { method: "POST", apiKey: account.apiKey });
+    expect(submitted.status).toBe(202);
+    const { job_id: jobId, status } = (await submitted.json()) as { job_id: string; status: string };
+    expect(status).toBe("pending");
+    const job = await pollJob(jobId);
+    expect(job?.status, JSON.stringify(job)).toBe("done");
+    expect(job?.scraper).toBe("copilot");
+    expect(job?.completed_at).not.toBeNull();
+    expect(job?.result).toMatchObject({ scraper: "copilot", job_id: jobId, prompt, ...expected(prompt, "smart") });
+    await expectSent(prompt, "smart");
+  });
+});
+
+describe("provider origin and drift", () => {
+  it("targets the replica when overridden and https://copilot.microsoft.com otherwise", () => {
+    const copilot = providerById("copilot");
+    if (copilot === undefined) throw new Error("copilot is not registered");
+    const params = { prompt: "x", country: "US", bypass_cache: false, timeout: 60 };
+    expect(resolveOrigin(env, copilot, params)).toBe(`${env.REPLICA_URL}/copilot`);
+    expect(resolveOrigin(Object.assign({}, env, { PROVIDER_ORIGIN_COPILOT: "" }), copilot, params)).toBe("https://copilot.microsoft.com");
+  });
+
+  it("refuses JP and TW", async () => {
+    for (const country of ["JP", "tw"]) {
+      const { status, body } = await scrape({ prompt: "hello", country });
+      expect(status).toBe(400);
+      expect(body.detail).toMatch(/^country:/);
+    }
+  });
+
+  it("a page without the composer is a 502 with a stable drift code", async () => {
+    const drifted: Env = Object.assign({}, env, { PROVIDER_ORIGIN_COPILOT: `${env.REPLICA_URL}/copilot/c/api` });
+    const failure = await runScrape(
+      drifted,
+      {
+        scraper: "copilot",
+        params: { prompt: "drift", country: "US", bypass_cache: true, timeout: 60, mode: "search" },
+        jobId: crypto.randomUUID(),
+        baseUrl: "http://api.test",
+        startedAt: Date.now(),
+      },
+      60,
+    ).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ScraperDriftError);
+    if (!(failure instanceof ScraperDriftError)) return;
+    expect(failure.status).toBe(502);
+    expect(failure.code).toBe("copilot.composer_missing");
+  });
+});
+
+describeProviderContract({ provider: "copilot", prompt: "What is the tallest mountain in Europe?" });
