@@ -1,7 +1,7 @@
 /** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail}`. */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import { InvalidParameterError, NotFoundError, NotImplementedError, ServiceError, toServiceError } from "./errors";
+import { InvalidParameterError, MethodNotAllowedError, NotFoundError, NotImplementedError, ServiceError, toServiceError } from "./errors";
 import { registerDashboardRoutes } from "./dashboard/routes";
 import type { AppEnv } from "./http/app-env";
 import { registerAccountRoutes } from "./http/account";
@@ -55,6 +55,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
       console.error(`${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
     }
     if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
+    if (serviceError instanceof MethodNotAllowedError) c.header("Allow", serviceError.allow.join(", "));
     return c.json({ detail: serviceError.detail }, serviceError.status as 400);
   });
 

@@ -41,6 +41,16 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+/** 405: the path exists, the method does not; `allow` lists the methods it takes (sent as `Allow`). */
+export class MethodNotAllowedError extends ServiceError {
+  readonly allow: readonly string[];
+
+  constructor(allow: readonly string[]) {
+    super(405, `Method not allowed here. Use ${allow.join(" or ")}.`);
+    this.allow = allow;
+  }
+}
+
 /** 409: the request conflicts with the current state (an email already taken, a balance that would go negative). */
 export class ConflictError extends ServiceError {
   constructor(detail: string) {

@@ -4,11 +4,11 @@
  * documented in the OpenAPI document from the same schemas.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { NotFoundError } from "../errors";
+import { MethodNotAllowedError, NotFoundError } from "../errors";
 import { submitJob } from "../jobs/submit";
 import { scrapeSynchronously } from "../scrape/sync-scrape";
 import { JobSubmittedSchema } from "../schemas/responses";
-import { type AnyProvider, allProviders, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
+import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
@@ -93,12 +93,21 @@ export function registerScraperRoutes(app: OpenAPIHono<AppEnv>): void {
   }
 }
 
-/** Registered after every real route: every other `/scrapers/...` path names an unknown scraper. */
+/**
+ * Registered after every real route: a known scraper with another method is 405 with `Allow`; every other
+ * `/scrapers/...` path names an unknown scraper (404 listing the valid ids).
+ */
 export function registerUnknownScraperRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.all("/scrapers/:scraper/*", () => {
+  app.all("/scrapers/:scraper/jobs", (c) => {
+    if (isScraperId(c.req.param("scraper"))) throw new MethodNotAllowedError(["POST"]);
     throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);
   });
-  app.all("/scrapers/:scraper", () => {
+  // before the wildcard: Hono's `/scrapers/:scraper/*` also matches `/scrapers/grok` itself
+  app.all("/scrapers/:scraper", (c) => {
+    if (isScraperId(c.req.param("scraper"))) throw new MethodNotAllowedError(["GET"]);
+    throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);
+  });
+  app.all("/scrapers/:scraper/*", () => {
     throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);
   });
 }

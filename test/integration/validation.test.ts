@@ -120,6 +120,20 @@ describe("routing", () => {
     }
   });
 
+  it("a known scraper with the wrong method → 405 with Allow, never 'unknown scraper'", async () => {
+    for (const [method, path, allow] of [
+      ["POST", "/scrapers/grok?prompt=hi", "GET"],
+      ["DELETE", "/scrapers/chatgpt", "GET"],
+      ["GET", "/scrapers/grok/jobs?prompt=hi", "POST"],
+      ["PUT", "/scrapers/amazon_rufus/jobs", "POST"],
+    ] as const) {
+      const response = await api(path, { method });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get("Allow")).toBe(allow);
+      expect(((await response.json()) as { detail: string }).detail).toBe(`Method not allowed here. Use ${allow}.`);
+    }
+  });
+
   it("unknown paths are 404 {detail}", async () => {
     const response = await api("/nope");
     expect(response.status).toBe(404);
