@@ -19,7 +19,6 @@ import {
   queryOne,
   removeNode,
   textOf,
-  toHtml,
 } from "../shared/decode/html";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
