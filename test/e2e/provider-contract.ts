@@ -4,11 +4,12 @@
  * e2e file: `describeProviderContract({ provider: "<id>", prompt: "<a normal prompt>" })`.
  *
  * For every fault: the status of DESIGN.md §4, a client-safe `detail` (no provider text, no stack), the balance
- * unchanged (the sync charge is restored), and nothing cached (the next request scrapes afresh and succeeds).
+ * unchanged (the sync charge is restored), and nothing cached (the next request scrapes afresh and succeeds). As a job:
+ * a transient fault is retried until done and charged once; a persistent one fails after 4 attempts, refunded once.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, balanceOf, createTestAccount, query, replicaControl } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl } from "../integration/helpers";
 
 export interface ProviderContractOptions {
   provider: string;
@@ -32,10 +33,34 @@ const FAULTS: ReadonlyArray<[fault: string, expectation: Expectation]> = [
   ["empty_answer", { statuses: [500] }],
 ];
 
+interface JobView {
+  status: string;
+  attempts: number;
+  error?: string;
+}
+
+async function waitForTerminal(jobId: string, timeoutMs = 110_000): Promise<JobView> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const body = (await (await api(`/jobs/${jobId}`)).json()) as JobView;
+    if (body.status !== "pending") return body;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still pending: ${JSON.stringify(body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export function describeProviderContract(options: ProviderContractOptions): void {
   const { provider } = options;
   const request = (prompt: string, apiKey: string, extra: Record<string, string> = {}) =>
     api(`/scrapers/${provider}?${query({ ...options.params, prompt, ...extra })}`, { apiKey });
+  const submit = async (prompt: string, apiKey: string): Promise<string> => {
+    const response = await api(`/scrapers/${provider}/jobs?${query({ ...options.params, prompt, bypass_cache: "true" })}`, {
+      method: "POST",
+      apiKey,
+    });
+    expect(response.status).toBe(202);
+    return ((await response.json()) as { job_id: string }).job_id;
+  };
 
   describe(`${provider}: provider contract`, () => {
     afterEach(async () => {
@@ -78,6 +103,30 @@ export function describeProviderContract(options: ProviderContractOptions): void
       const response = await request(`${options.prompt} (slow)`, own.apiKey, { timeout: "10", bypass_cache: "true" });
       expect(response.status).toBe(408);
       expect(await balanceOf(own.accountId)).toBe(3);
+    });
+
+    it("async, transient fault (twice): retried, done on attempt 3, charged once", async () => {
+      const own = await createTestAccount(9);
+      await replicaControl("faults", { provider, fault: "http_error", count: 2 });
+      const job = await submit(`${options.prompt} (async transient)`, own.apiKey);
+      const done = await waitForTerminal(job);
+      expect(done.status, JSON.stringify(done)).toBe("done");
+      expect(done.attempts).toBe(3);
+      expect(await balanceOf(own.accountId)).toBe(6);
+    });
+
+    it("async, persistent fault: 4 attempts, failed with a safe error, credits restored once", async () => {
+      const own = await createTestAccount(9);
+      await replicaControl("faults", { provider, fault: "http_error", count: 4 });
+      const job = await submit(`${options.prompt} (async persistent)`, own.apiKey);
+      const failed = await waitForTerminal(job);
+      expect(failed.status).toBe("failed");
+      expect(failed.attempts).toBe(4);
+      expect(typeof failed.error).toBe("string");
+      expect(failed.error).not.toMatch(/\bat \S+ \(|[{}]/);
+      expect(await balanceOf(own.accountId)).toBe(9);
+      const refunds = (await ledgerOf(own.accountId)).filter((row) => row.kind === "refund");
+      expect(refunds).toHaveLength(1);
     });
 
     it("a replica origin is configured for this provider", () => {
