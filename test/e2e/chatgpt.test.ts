@@ -206,13 +206,26 @@ describe("chatgpt failures", () => {
     expect(challenged.body.detail).toMatch(/challenge/i);
     expect(await balanceOf(own.accountId)).toBe(9);
   });
+
+  it("a redirect to auth.openai.com (an expired signed-in session) is a login wall, even though that host is unreachable", async () => {
+    const own = await createTestAccount(3);
+    await replicaControl("layout", { provider: "chatgpt", layout: "signed-in" });
+    await replicaControl("faults", { provider: "chatgpt", fault: "login_wall", count: 1 });
+    const { status, body } = await scrape({ prompt: "expired session", bypass_cache: "true" }, own.apiKey);
+    expect(status, JSON.stringify(body)).toBe(502);
+    expect(body.detail).toMatch(/login/i);
+    expect(await balanceOf(own.accountId)).toBe(3);
+  });
 });
 
 describe("chatgpt async job", () => {
   it("POST /scrapers/chatgpt/jobs, then GET /jobs/{id} until done: the full response", async () => {
     const own = await createTestAccount(9);
     const prompt = "several-queries as a job";
-    const submitted = await api(`/scrapers/chatgpt/jobs?${query({ prompt, markdown_json: "true" })}`, { method: "POST", apiKey: own.apiKey });
+    const submitted = await api(`/scrapers/chatgpt/jobs?${query({ prompt, markdown_json: "true" })}`, {
+      method: "POST",
+      apiKey: own.apiKey,
+    });
     expect(submitted.status).toBe(202);
     const { job_id: jobId, status } = (await submitted.json()) as { job_id: string; status: string };
     expect(status).toBe("pending");

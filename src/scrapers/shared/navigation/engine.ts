@@ -401,12 +401,18 @@ const IS_VISIBLE = `function () {
   return this.getClientRects().length > 0;
 }`;
 
-/** In-page: whether a dialog sits over the element's centre (a sign-in modal covering the composer). */
+/**
+ * In-page: whether a modal sits over the element's centre (a sign-in modal covering the composer). The element found at
+ * that point may be the dialog itself or, with Radix-style modals, a backdrop beside it: either way something else
+ * covers the composer while a modal dialog is open.
+ */
 const COVERED_BY_MODAL = `function () {
   const rect = this.getBoundingClientRect();
   const top = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
   if (top === null || this.contains(top)) return false;
-  return top.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]') !== null;
+  const modal = '[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]';
+  if (top.closest(modal) !== null) return true;
+  return [...document.querySelectorAll('[aria-modal="true"], dialog[open]')].some((dialog) => dialog.getClientRects().length > 0 && getComputedStyle(dialog).visibility !== "hidden");
 }`;
 
 async function documentBackendId(cdp: CDPSession): Promise<number> {

@@ -1,0 +1,41 @@
+/** ChatGPT (chatgpt.com), the chat assistant (spec §2.6, §4.3): the answer with its links, web searches and model. */
+import { defineProvider } from "../provider";
+import { CHATGPT_DOMAINS, CHATGPT_PARAMS, ChatgptAnswerSchema } from "./declaration";
+import { markdownTokenTree } from "./markdown-tokens";
+import { captureChatgptExchange } from "./navigate";
+import { parseChatgptCapture } from "./parse";
+
+export const chatgptProvider = defineProvider({
+  id: "chatgpt",
+  name: "ChatGPT",
+  kind: "chat assistant",
+  summary: "ChatGPT's answer (web search on) with its links, the web searches it ran and the model that answered.",
+  params: CHATGPT_PARAMS,
+  answer: ChatgptAnswerSchema,
+  example: {
+    scraper: "chatgpt",
+    status: "done",
+    job_id: "0b6f8a52-3c1e-4d2a-9f47-5e8c1d2b7a90",
+    prompt: "What is the tallest building in the world?",
+    country: "US",
+    result: "The tallest building is the Burj Khalifa in Dubai, 828 m tall (Wikipedia).",
+    result_markdown:
+      "The tallest building is the Burj Khalifa in Dubai, 828 m tall ([Wikipedia](https://en.wikipedia.org/wiki/Burj_Khalifa)).",
+    links: [{ text: "Wikipedia", url: "https://en.wikipedia.org/wiki/Burj_Khalifa" }],
+    search_queries: ["tallest building in the world"],
+    llm_model: "gpt-5-2026-10-14",
+    credits_used: 3,
+    elapsed_ms: 9412.5,
+    cached: false,
+    markdown_url: "https://api.example.com/md/0b6f8a52-3c1e-4d2a-9f47-5e8c1d2b7a90.md",
+  },
+  origin: { real: () => "https://chatgpt.com" },
+  allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...CHATGPT_DOMAINS])],
+  async scrape({ page, origin, params, signal, deadline }) {
+    const { exchange, readModelSlugFromPage } = await captureChatgptExchange({ page, origin, prompt: params.prompt, signal, deadline });
+    const parsed = parseChatgptCapture(exchange);
+    const answer = parsed.llm_model === null ? { ...parsed, llm_model: await readModelSlugFromPage() } : parsed;
+    if (!params.markdown_json) return answer;
+    return { ...answer, result_markdown_json: markdownTokenTree(answer.result_markdown ?? "") };
+  },
+});

@@ -1,0 +1,227 @@
+/**
+ * Drives chatgpt.com (providers/chatgpt.md §1–§2): opens the deep link `/?q=<prompt>&hints=search`, which fills and
+ * submits the prompt with web search forced, and captures the conversation stream the page receives. When the deep
+ * link does not send (a build that ignores it), the prompt is typed into the composer and sent, with web search asked
+ * for in the request itself. Either way the prompt and the search hint are verified in the request the page sent.
+ * Everything after the capture is the pure parser's job.
+ */
+import type { HTTPRequest, Page } from "@cloudflare/puppeteer";
+import { ScraperDriftError, UpstreamError } from "../../errors";
+import { startCapture, type CaptureSession } from "../shared/capture/capture";
+import type { CapturedExchange, OutgoingPatch } from "../shared/capture/types";
+import { attributeOf, parseHtml, queryOne } from "../shared/decode/html";
+import { decodeUtf8Chunks } from "../shared/decode/lines";
+import { type BlockKind, createNavigator, type Navigator, type PageElement } from "../shared/navigation/engine";
+import { CHATGPT_DETAIL, challengeFailure, loginWallFailure, rateLimitFailure } from "./failures";
+import { normaliseText, verifyChatgptRequest } from "./request-check";
+import {
+  CHATGPT_ASSISTANT_MESSAGE,
+  CHATGPT_BLOCKS,
+  CHATGPT_COMPOSER,
+  CHATGPT_CONVERSATION_URL,
+  CHATGPT_DIALOGS,
+  CHATGPT_LOGIN_HOSTS,
+  CHATGPT_LOGIN_LABELS,
+  CHATGPT_REQUIREMENTS_URL,
+  CHATGPT_SEND,
+  chatgptDeepLink,
+  SEARCH_HINT,
+} from "./selectors";
+
+const PROVIDER = "chatgpt";
+const CONVERSATION = "conversation";
+const REQUIREMENTS = "requirements";
+/** How long the deep link may take to send (hydration, sentinel, proof of work) before the composer is used. */
+const DEEP_LINK_SEND_TIMEOUT_MS = 15_000;
+/** How long the page may take to send after the prompt was submitted through the composer. */
+const COMPOSER_SEND_TIMEOUT_MS = 20_000;
+const CHECK_INTERVAL_MS = 250;
+
+/**
+ * Web search when the page asked for none (a build that ignores `hints=search`, or the composer path): the request
+ * then carries `system_hints: []`, and the patch makes it `["search"]`. A page that asked for search is left alone.
+ */
+const SEARCH_FALLBACK_PATCH: OutgoingPatch = { set: [["/system_hints", [SEARCH_HINT]]], when: [["/system_hints", []]] };
+
+export interface ChatgptNavigation {
+  page: Page;
+  origin: string;
+  prompt: string;
+  signal: AbortSignal;
+  deadline: number;
+}
+
+export interface ChatgptCapture {
+  exchange: CapturedExchange;
+  /** The answering message's `data-message-model-slug`, read from the page on demand (the stream usually names it). */
+  readModelSlugFromPage: () => Promise<string | null>;
+}
+
+export async function captureChatgptExchange({ page, origin, prompt, signal, deadline }: ChatgptNavigation): Promise<ChatgptCapture> {
+  const capture = await startCapture(
+    page,
+    [
+      { name: CONVERSATION, url: CHATGPT_CONVERSATION_URL, transports: ["fetch", "xhr"], patch: SEARCH_FALLBACK_PATCH },
+      { name: REQUIREMENTS, url: CHATGPT_REQUIREMENTS_URL, transports: ["fetch", "xhr"] },
+    ],
+    PROVIDER,
+  );
+  const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
+  await openDeepLink(nav, page, chatgptDeepLink(origin, prompt));
+
+  let outcome = await waitForSendOrBlock(nav, capture, DEEP_LINK_SEND_TIMEOUT_MS);
+  if (outcome === "idle") {
+    await sendThroughComposer(nav, page, prompt);
+    outcome = await waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS);
+  }
+  // the page never sent: a sentinel call the site refused (Turnstile required, 403, 429) says why
+  const refused = outcome === "idle" ? requirementsRefusal(capture) : null;
+  if (refused === "rate_limited") throw rateLimitFailure();
+  if (outcome === "challenge" || refused === "challenge") throw challengeFailure();
+  if (outcome === "login_wall") throw loginWallFailure();
+  if (outcome === "idle") throw nav.drift("request_not_sent", "neither the deep link nor the composer started a conversation request");
+
+  const exchange = await capture.waitForExchange(CONVERSATION, { signal, startTimeoutMs: 1_000, until: endedWithDone });
+  verifyChatgptRequest(exchange, prompt);
+  return { exchange, readModelSlugFromPage: () => readModelSlug(nav) };
+}
+
+/**
+ * Opens the deep link. A main-frame redirect to the login host is a login wall even when that host cannot be loaded;
+ * any other navigation failure means the site could not be reached.
+ */
+async function openDeepLink(nav: Navigator, page: Page, url: string): Promise<void> {
+  // every hop of the main frame's navigation, redirects included (a failed load names only the first URL)
+  const hops: string[] = [];
+  const onRequest = (request: HTTPRequest): void => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) hops.push(request.url());
+  };
+  page.on("request", onRequest);
+  try {
+    await nav.goto(url);
+  } catch (error) {
+    nav.throwIfAborted();
+    if ([page.url(), String(error), ...hops].some((visited) => CHATGPT_LOGIN_HOSTS.test(visited))) throw loginWallFailure(error);
+    throw new UpstreamError(CHATGPT_DETAIL.unreachable, { retryable: true, cause: error });
+  } finally {
+    page.off("request", onRequest);
+  }
+}
+
+/** Why the site refused a sentinel exchange, if it did: HTTP 403 or `turnstile.required` (a challenge), or 429. */
+function requirementsRefusal(capture: CaptureSession): "challenge" | "rate_limited" | null {
+  for (const exchange of capture.exchanges(REQUIREMENTS)) {
+    if (exchange.status === 429) return "rate_limited";
+    if (exchange.status === 403) return "challenge";
+    let body: unknown;
+    try {
+      body = JSON.parse(decodeUtf8Chunks(exchange.chunks));
+    } catch {
+      continue;
+    }
+    const turnstile: unknown = typeof body === "object" && body !== null ? Reflect.get(body, "turnstile") : undefined;
+    if (typeof turnstile === "object" && turnstile !== null && Reflect.get(turnstile, "required") === true) return "challenge";
+  }
+  return null;
+}
+
+/**
+ * Waits until the page starts the conversation request, or shows why it will not: a challenge or a login wall, by
+ * positive evidence only (anonymous pages always show "Log in" buttons; only a modal offering it counts).
+ */
+async function waitForSendOrBlock(nav: Navigator, capture: CaptureSession, timeoutMs: number): Promise<"sent" | "idle" | BlockKind> {
+  const until = Date.now() + Math.min(timeoutMs, nav.remainingMs());
+  for (;;) {
+    nav.throwIfAborted();
+    if (capture.exchanges(CONVERSATION).length > 0) return "sent";
+    const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", optional: true, timeoutMs: 0 });
+    // with a composer on the page, the challenge-text check is skipped (the prompt in it may contain any words)
+    const blocked = (await nav.detectBlock(CHATGPT_BLOCKS, composer)) ?? (await loginModal(nav));
+    if (blocked !== null) return blocked;
+    if (Date.now() >= until) return "idle";
+    await pause(Math.min(CHECK_INTERVAL_MS, Math.max(0, until - Date.now())), nav);
+  }
+}
+
+/** A visible modal dialog that offers to log in or sign up (chatgpt.md §2: a "Log in / Sign up" modal instead of an answer). */
+async function loginModal(nav: Navigator): Promise<"login_wall" | null> {
+  const dialog = await nav.waitForAnchor(CHATGPT_DIALOGS, { what: "dialog", optional: true, timeoutMs: 0 });
+  if (dialog === null) return null;
+  for (const label of CHATGPT_LOGIN_LABELS) {
+    try {
+      const control = await nav.findByRole(
+        { roles: ["button", "link"], name: label, within: dialog },
+        { what: "login_control", optional: true, timeoutMs: 0 },
+      );
+      if (control !== null) return "login_wall";
+    } catch (error) {
+      // several controls named like that inside the dialog: still a login modal
+      if (error instanceof ScraperDriftError && error.code.endsWith("_ambiguous")) return "login_wall";
+      throw error;
+    }
+  }
+  return null;
+}
+
+/** The deep link filled the composer but did not send, or did not fill it: put the prompt there and send it. */
+async function sendThroughComposer(nav: Navigator, page: Page, prompt: string): Promise<void> {
+  const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", timeoutMs: 5_000 });
+  const current = await composerText(page);
+  if (normaliseText(current ?? "") !== normaliseText(prompt)) {
+    if ((current ?? "").trim() !== "") await clearComposer(nav, page, composer);
+    await nav.typeInto(composer, prompt);
+  }
+  const send = await nav.waitForAnchor(CHATGPT_SEND, { what: "send_button", timeoutMs: 3_000, optional: true });
+  if (send === null) await nav.pressKey("Enter");
+  else await nav.click(send);
+}
+
+/** The composer's text: a textarea's value, or the editor's text (null when there is no composer). */
+async function composerText(page: Page): Promise<string | null> {
+  const text: unknown = await page
+    .evaluate(
+      `(() => {
+        for (const selector of ${JSON.stringify(CHATGPT_COMPOSER)}) {
+          const element = document.querySelector(selector);
+          if (element === null) continue;
+          return "value" in element && typeof element.value === "string" && element.value !== "" ? element.value : element.innerText;
+        }
+        return null;
+      })()`,
+    )
+    .catch(() => null);
+  return typeof text === "string" ? text : null;
+}
+
+async function clearComposer(nav: Navigator, page: Page, composer: PageElement): Promise<void> {
+  await nav.click(composer);
+  await page.keyboard.down("Control");
+  await page.keyboard.press("a");
+  await page.keyboard.up("Control");
+  await page.keyboard.press("Backspace");
+}
+
+/** The stream is over once `data: [DONE]` arrived, even if the connection stays open. */
+function endedWithDone(exchange: CapturedExchange): boolean {
+  const tail: Uint8Array[] = [];
+  let length = 0;
+  for (let index = exchange.chunks.length - 1; index >= 0 && length < 64; index -= 1) {
+    const chunk = exchange.chunks[index];
+    if (chunk === undefined) break;
+    tail.unshift(chunk);
+    length += chunk.length;
+  }
+  return /(?:^|\n)data: ?\[DONE\]\s*$/.test(decodeUtf8Chunks(tail));
+}
+
+async function readModelSlug(nav: Navigator): Promise<string | null> {
+  const html = await nav.snapshotHtml(CHATGPT_ASSISTANT_MESSAGE).catch(() => null);
+  if (html === null) return null;
+  const element = queryOne(parseHtml(html), "[data-message-model-slug]");
+  const slug = element === null ? null : attributeOf(element, "data-message-model-slug");
+  return slug !== null && slug.trim() !== "" ? slug.trim() : null;
+}
+
+function pause(ms: number, nav: Navigator): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(ms, nav.remainingMs())));
+}
