@@ -1,7 +1,7 @@
 /** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail}`. */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import { InvalidParameterError, MethodNotAllowedError, NotFoundError, NotImplementedError, ServiceError, toServiceError } from "./errors";
+import { InvalidParameterError, MethodNotAllowedError, NotFoundError, ServiceError, toServiceError } from "./errors";
 import { registerDashboardRoutes } from "./dashboard/routes";
 import type { AppEnv } from "./http/app-env";
 import { registerAccountRoutes } from "./http/account";
@@ -50,7 +50,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
       error instanceof HTTPException && !(error instanceof ServiceError)
         ? new ServiceError(error.status, error.status === 400 ? "Malformed request." : "Request failed.")
         : toServiceError(error);
-    if (serviceError.status >= 500 && !(serviceError instanceof NotImplementedError)) {
+    if (serviceError.status >= 500) {
       // The cause stays in the log; the client gets only the safe detail.
       console.error(`${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
     }

@@ -92,13 +92,6 @@ export class UnexpectedResultError extends ServiceError {
   }
 }
 
-/** 501: the scraper id is valid but its provider module is not built yet. Never retryable. */
-export class NotImplementedError extends ServiceError {
-  constructor(detail: string) {
-    super(501, detail);
-  }
-}
-
 /**
  * 502: the upstream provider or the browser failed (provider error, anti-bot challenge, login wall, browser crash).
  * `retryable` is false only for failures a retry cannot fix (a login wall, a region block).

@@ -1,4 +1,4 @@
-/** `GET /admin/providers`: the operator's view of the providers: which are built, and layout drift per provider. */
+/** `GET /admin/providers`: the operator's view of the providers: layout drift per provider. */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { requireAdminToken } from "../auth/admin-token";
 import { driftSummary } from "../scrapers/drift-log";
@@ -10,7 +10,6 @@ const ProviderHealthSchema = z
   .object({
     provider: z.string(),
     name: z.string(),
-    available: z.boolean().openapi({ description: "false while the provider's module is not built" }),
     drift_last_hour: z.number().int().openapi({ description: "Scrapes that failed because the page did not look as expected" }),
     drift_last_day: z.number().int(),
     last_drift_code: z.string().nullable().openapi({ description: "Stable code of the latest drift, e.g. grok.mode_item_missing" }),
@@ -24,7 +23,7 @@ const route = createRoute({
   tags: ["Operator"],
   summary: "Providers and their layout drift",
   description:
-    "Per provider: whether it is built, and how many scrapes failed in the last hour and day because its page no longer looked " +
+    "Per provider: how many scrapes failed in the last hour and day because its page no longer looked " +
     "as its module expects (the site changed), with the latest stable drift code.",
   security: [{ AdminToken: [] }],
   middleware: [requireAdminToken] as const,
@@ -49,7 +48,6 @@ export function registerAdminProviderRoutes(app: OpenAPIHono<AppEnv>): void {
         providers: providers.map((provider, index) => ({
           provider: provider.id,
           name: provider.name,
-          available: provider.unavailable !== true,
           drift_last_hour: drift[index]?.last_hour ?? 0,
           drift_last_day: drift[index]?.last_day ?? 0,
           last_drift_code: drift[index]?.last_code ?? null,

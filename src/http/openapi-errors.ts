@@ -10,7 +10,6 @@ export const SCRAPE_ERROR_RESPONSES = {
   408: errorResponse("The scrape did not finish within `timeout` (credits restored)"),
   429: errorResponse("Credit limit reached, per-key rate limit, or the scraper queue is full (see Retry-After)"),
   500: errorResponse("The scraper returned an empty or unexpected result; safe to retry"),
-  501: errorResponse("This scraper is not available yet (nothing charged)"),
   502: errorResponse("Execution failed on the upstream provider or the browser; safe to retry"),
   503: errorResponse("The scraper pool is warming up; retry in a few seconds (see Retry-After)"),
   504: errorResponse("Network time-out reaching the scraper machine"),

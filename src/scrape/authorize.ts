@@ -1,6 +1,6 @@
 /**
  * What every scrape request (sync or job submission) goes through once its parameters are valid and its key is
- * authenticated (the `apiKeyAuth` middleware): the 501 check for providers not built yet, and the credit charge.
+ * authenticated (the `apiKeyAuth` middleware): the provider lookup and the credit charge.
  */
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { chargeCredits } from "../credits/ledger";

@@ -7,7 +7,7 @@ import { withScrapePage } from "../browser/browser-provider";
 import { hostedMarkdownUrl, storeHostedMarkdown } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
-import { NotImplementedError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
+import { NotFoundError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
 import type { ScrapeParams } from "../params/common-params";
 import { recordDrift } from "../scrapers/drift-log";
 import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
@@ -31,12 +31,10 @@ export interface ScrapeRequest {
 export type ScrapeAnswer = Record<string, unknown> & { result: string; result_markdown: string | null };
 export type ScrapeResponse = Record<string, unknown> & { job_id: string; result: string };
 
-/** The provider of `scraper`, or 501 when its module is not built yet. */
+/** The provider of `scraper` (ids come from validated routes, so a miss is a bug, not a client error). */
 export function requireProvider(scraper: ScraperId): AnyProvider {
   const provider = providerById(scraper);
-  if (provider === undefined || provider.unavailable === true) {
-    throw new NotImplementedError(`The ${scraper} scraper is not available yet. No credits were charged.`);
-  }
+  if (provider === undefined) throw new NotFoundError(`Unknown scraper: ${scraper}.`);
   return provider;
 }
 

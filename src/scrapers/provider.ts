@@ -56,11 +56,6 @@ export interface ProviderDefinition<Id extends string, Shape extends ProviderPar
    * spec §2.1). The pipeline validates every answer against it, so a parser bug is a 500, never a malformed 200.
    */
   readonly answer: Answer;
-  /**
-   * Set while a provider's module is not built yet: its routes validate and authenticate, then answer 501 without
-   * charging. Remove the flag when `scrape` works.
-   */
-  readonly unavailable?: true;
   /** Example of a full response for the docs (common fields included). */
   readonly example?: Record<string, unknown>;
   /**

@@ -17,7 +17,6 @@ export interface AnyProvider {
   readonly params: ProviderParamShape;
   readonly countries?: ProviderDefinition<string, ProviderParamShape, z.ZodObject<z.ZodRawShape>>["countries"];
   readonly answer: z.ZodObject<z.ZodRawShape>;
-  readonly unavailable?: true;
   readonly example?: Record<string, unknown>;
   readonly origin: { real(params: CommonParams): string; templateValues?(params: CommonParams): Record<string, string> };
   allowedDomains(origin: string): string[];
