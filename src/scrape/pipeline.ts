@@ -25,6 +25,11 @@ export interface ScrapeRequest {
   baseUrl: string;
   /** When the caller's request started (ms since epoch), for `elapsed_ms`. */
   startedAt: number;
+  /**
+   * The account the scrape is for: its cache entries are its own, and the browser pool shares fairly between accounts.
+   * Omitted only by internal callers (tests); their scrapes neither read nor write the cache.
+   */
+  accountId?: string;
 }
 
 /** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
@@ -66,8 +71,8 @@ export async function runScrape(env: Env, request: ScrapeRequest, timeoutSeconds
 
 async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: AbortSignal, deadline: number): Promise<ScrapeResponse> {
   const provider = requireProvider(request.scraper);
-  const cacheKey = await responseCacheKey(request.scraper, request.params);
-  if (!request.params.bypass_cache) {
+  const cacheKey = request.accountId === undefined ? null : await responseCacheKey(request.scraper, request.params, request.accountId);
+  if (cacheKey !== null && !request.params.bypass_cache) {
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
     const answer = cached === null ? null : checkedAnswer(provider, cached);
     if (answer !== null) return finishResponse(env, request, answer, true);
@@ -77,7 +82,14 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   try {
     raw = await withScrapePage(
       env,
-      { country: request.params.country, provider: provider.id, allowedDomains: provider.allowedDomains(origin), signal, deadline },
+      {
+        country: request.params.country,
+        provider: provider.id,
+        accountId: request.accountId,
+        allowedDomains: provider.allowedDomains(origin),
+        signal,
+        deadline,
+      },
       (page) => provider.scrape({ page, origin, params: request.params, signal, deadline }),
     );
   } catch (error) {
@@ -87,7 +99,7 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   const answer = checkedAnswer(provider, raw);
   if (answer === null) throw new UnexpectedResultError();
   if (answer.result.trim() === "") throw new UnexpectedResultError();
-  await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
+  if (cacheKey !== null) await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
   return finishResponse(env, request, answer, false);
 }
 
@@ -100,7 +112,8 @@ function checkedAnswer(provider: AnyProvider, value: unknown): ScrapeAnswer | nu
   }
   const { result, result_markdown: markdown, ...rest } = parsed.data;
   if (typeof result !== "string" || !(typeof markdown === "string" || markdown === null)) return null;
-  return { ...rest, result, result_markdown: markdown };
+  // the common text fields first, then the provider's own, as the spec lists them
+  return { result, result_markdown: markdown, ...rest };
 }
 
 async function finishResponse(env: Env, request: ScrapeRequest, answer: ScrapeAnswer, cached: boolean): Promise<ScrapeResponse> {
