@@ -105,7 +105,7 @@ export interface Navigator {
   snapshotHtml(anchors: readonly string[]): Promise<string | null>;
   /** Milliseconds left before the deadline. */
   remainingMs(): number;
-  /** Throws the signal's reason when the caller's deadline has passed. */
+  /** Throws the signal's reason when the caller's deadline has passed, or a crash error when the page or browser is gone. */
   throwIfAborted(): void;
   drift(what: string, reason: string): ScraperDriftError;
 }
@@ -162,7 +162,18 @@ interface AxCandidate {
 class PageNavigator implements Navigator {
   private cdp: CDPSession | null = null;
 
-  constructor(private readonly context: NavigatorContext) {}
+  /** Set when the page or its browser went away: every later step fails at once instead of waiting for the deadline. */
+  private gone: Error | null = null;
+
+  constructor(private readonly context: NavigatorContext) {
+    // "Target closed" is how puppeteer words it, so the browser layer classifies it as a crash (502, session replaced).
+    context.page.once("close", () => {
+      this.gone ??= new Error("Target closed: the page closed during navigation");
+    });
+    context.page.browser().once("disconnected", () => {
+      this.gone ??= new Error("Target closed: the browser disconnected during navigation");
+    });
+  }
 
   remainingMs(): number {
     return Math.max(0, this.context.deadline - Date.now());
@@ -170,6 +181,7 @@ class PageNavigator implements Navigator {
 
   throwIfAborted(): void {
     this.context.signal.throwIfAborted();
+    if (this.gone !== null) throw this.gone;
   }
 
   drift(what: string, reason: string): ScraperDriftError {
