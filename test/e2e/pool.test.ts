@@ -167,7 +167,13 @@ describe("browser pool with several providers", () => {
   async function otherProviderPage(country: string): Promise<void> {
     await withScrapePage(
       env,
-      { country, provider: "capture-lab", allowedDomains: ["127.0.0.1"], signal: AbortSignal.timeout(60_000), deadline: Date.now() + 60_000 },
+      {
+        country,
+        provider: "capture-lab",
+        allowedDomains: ["127.0.0.1"],
+        signal: AbortSignal.timeout(60_000),
+        deadline: Date.now() + 60_000,
+      },
       async (page) => {
         await page.goto(`${env.REPLICA_URL}/__capture-lab/`, { waitUntil: "domcontentloaded" });
       },
