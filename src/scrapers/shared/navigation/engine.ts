@@ -94,7 +94,7 @@ export interface Navigator {
    * it on the wire); throws drift when several items match.
    */
   chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: MenuOptions): Promise<boolean>;
-  /** Focuses the element and inserts `text` in one go (newlines kept; no key event per character). */
+  /** Focuses the element and inserts `text` line by line (no key event per character; Shift+Enter between lines). */
   typeInto(target: PageElement, text: string): Promise<void>;
   pressKey(key: "Enter" | "Escape"): Promise<void>;
   /** A login wall or challenge on the page now, by positive evidence only; `composer` enables the modal-cover check. */
@@ -276,7 +276,18 @@ class PageNavigator implements Navigator {
     await this.click(target);
     const cdp = await this.session();
     await cdp.send("DOM.focus", { backendNodeId: target.backendNodeId }).catch(() => undefined);
-    await this.context.page.keyboard.sendCharacter(text);
+    // Each line is inserted in one go; a line break is Shift+Enter, the line break of every chat composer (Enter
+    // alone sends). Inserting "\n" as text would leave it to the editor, which may drop it or split paragraphs.
+    const { keyboard } = this.context.page;
+    const lines = text.split(/\r\n|\r|\n/);
+    for (const [index, line] of lines.entries()) {
+      if (index > 0) {
+        await keyboard.down("Shift");
+        await keyboard.press("Enter");
+        await keyboard.up("Shift");
+      }
+      if (line !== "") await keyboard.sendCharacter(line);
+    }
   }
 
   async pressKey(key: "Enter" | "Escape"): Promise<void> {
