@@ -9,6 +9,7 @@ function workersRuntime() {
     const replicaUrl = inject<string>("replicaUrl");
     // `PROVIDER_ORIGIN_<ID>` of every provider, pointing its scraper at its replica (test/global-setup.ts).
     const replicaOrigins = inject<Record<string, string>>("replicaOrigins");
+    const webhookReceiverUrl = inject<string>("webhookReceiverUrl");
     return {
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
@@ -16,6 +17,8 @@ function workersRuntime() {
           TEST_MIGRATIONS: await readD1Migrations("./migrations"),
           ADMIN_TOKEN: TEST_ADMIN_TOKEN,
           SESSION_SECRET: "test-session-secret-0123456789abcdef",
+          // Encrypts provider accounts at rest (src/provider-accounts/session-cipher.ts); at least 32 characters.
+          PROVIDER_ACCOUNTS_KEY: "test-provider-accounts-key-0123456789abcdef",
           REPLICA_URL: replicaUrl,
           ...replicaOrigins,
           // A small pool and queue so the tests can fill them.
@@ -23,6 +26,12 @@ function workersRuntime() {
           BROWSER_POOL_QUEUE_LIMIT: "4",
           // Back-offs of 1, 3 and 9 s keep the four-attempt tests short.
           JOB_RETRY_BASE_SECONDS: "1",
+          // Webhooks: the receiver of test/support/webhook-receiver.ts is on loopback, its DNS-over-HTTPS zone stands in for
+          // public DNS, and failed deliveries are retried after 1, 3, 12… s.
+          WEBHOOK_ALLOW_LOOPBACK: "true",
+          WEBHOOK_RECEIVER_URL: webhookReceiverUrl,
+          WEBHOOK_DNS_RESOLVER: `${webhookReceiverUrl}/dns-query`,
+          WEBHOOK_RETRY_BASE_SECONDS: "1",
         },
       },
     };
@@ -50,7 +59,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
-          globalSetup: ["test/global-setup.ts"],
+          globalSetup: ["test/global-setup.ts", "test/support/webhook-receiver-setup.ts"],
           setupFiles: ["test/integration/setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 60_000,
@@ -61,7 +70,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          globalSetup: ["test/global-setup.ts"],
+          globalSetup: ["test/global-setup.ts", "test/support/webhook-receiver-setup.ts"],
           setupFiles: ["test/integration/setup.ts"],
           fileParallelism: false,
           testTimeout: 120_000,

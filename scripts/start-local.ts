@@ -3,12 +3,16 @@
  * `wrangler dev`, real Chromium through the Browser Rendering binding, the provider replicas, and a seeded dev
  * account with 1,500 credits whose API key is printed and written to `.local/dev-api-key`, with a one-time
  * dashboard sign-in link for it.
+ *
+ * Live mode (docs/real-sites.md): `LIVE=1 npm start` runs the same stack against the real sites (no origin overrides);
+ * `PROVIDER_ORIGIN_<ID>=<url>` overrides one provider in either mode (scripts/local-origins.ts).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startReplicaServer, REPLICA_PROVIDERS, replicaOriginOverride } from "../replicas/server";
+import { localOrigins } from "./local-origins";
 
 const root = resolve(import.meta.dirname, "..");
 const localDir = join(root, ".local");
@@ -72,20 +76,27 @@ async function main(): Promise<void> {
   const apiKey = readOrCreate("dev-api-key", () => `sk_${randomBytes(32).toString("base64url")}`);
   const adminToken = readOrCreate("admin-token", () => `adm_${randomBytes(24).toString("base64url")}`);
   const sessionSecret = readOrCreate("session-secret", () => randomBytes(32).toString("base64url"));
+  // Encrypts stored provider sessions (provider accounts); losing it means storing the sessions again.
+  const providerAccountsKey = readOrCreate("provider-accounts-key", () => randomBytes(32).toString("base64url"));
 
   const replicaBase = `http://127.0.0.1:${REPLICA_PORT}`;
+  const origins = localOrigins(
+    REPLICA_PROVIDERS.map((provider) => ({ id: provider.id, replicaOrigin: replicaOriginOverride(provider, replicaBase) })),
+    process.env,
+  );
+  for (const name of origins.unknownVariables) console.warn(`Ignoring ${name}: no provider has that id.`);
   writeFileSync(
     join(root, ".dev.vars"),
     [
       "# Written by scripts/start-local.ts on every start; local secrets and replica origins.",
       `ADMIN_TOKEN=${adminToken}`,
       `SESSION_SECRET=${sessionSecret}`,
-      // Live mode (LIVE=1) leaves the origins unset: the scrapers then drive the real sites.
-      ...(process.env.LIVE === "1"
-        ? []
-        : REPLICA_PROVIDERS.map(
-            (provider) => `PROVIDER_ORIGIN_${provider.id.toUpperCase()}=${replicaOriginOverride(provider, replicaBase)}`,
-          )),
+      // Local development: webhooks may go to a receiver on this machine (loopback, plain http). Never set in production.
+      "WEBHOOK_ALLOW_LOOPBACK=true",
+      `PROVIDER_ACCOUNTS_KEY=${providerAccountsKey}`,
+      // Replicas by default; live mode (LIVE=1) leaves the origins unset, so the scrapers drive the real sites;
+      // PROVIDER_ORIGIN_<ID> from the environment overrides one provider either way.
+      ...Object.entries(origins.overrides).map(([name, origin]) => `${name}=${origin}`),
       "",
     ].join("\n"),
     { mode: 0o600 },
@@ -125,6 +136,12 @@ async function main(): Promise<void> {
   });
 
   const base = `http://127.0.0.1:${API_PORT}`;
+  const sites =
+    origins.realSites.length === 0
+      ? "the replicas"
+      : origins.realSites.length === REPLICA_PROVIDERS.length
+        ? "LIVE: the real sites"
+        : `LIVE for ${origins.realSites.join(", ")}; the others on their replicas or overrides`;
   await waitForApi(`${base}/openapi.json`, 120_000);
   const loginUrl = await dashboardLoginLink(base, adminToken);
   console.log(`
@@ -134,6 +151,7 @@ async function main(): Promise<void> {
                 (also in .local/dev-api-key; account ${DEV_ACCOUNT_ID})
  Admin token    ${adminToken}
                 (also in .local/admin-token)
+ Scrapers drive ${sites}
  Dashboard      ${loginUrl}
                 (one-time sign-in link for ${DEV_ACCOUNT_ID}, valid 24 h; a new one on every start)
  Try it:

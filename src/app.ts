@@ -6,13 +6,20 @@ import { registerDashboardRoutes } from "./dashboard/routes";
 import type { AppEnv } from "./http/app-env";
 import { registerAccountRoutes } from "./http/account";
 import { registerAdminRoutes } from "./http/admin";
+import { registerAdminCaptureRoutes } from "./http/admin-captures";
+import { registerAdminLimitRoutes } from "./http/admin-limits";
 import { registerAdminPoolRoutes } from "./http/admin-pools";
+import { registerAdminProviderAccountRoutes } from "./http/admin-provider-accounts";
 import { registerAdminProviderRoutes } from "./http/admin-providers";
+import { registerBatchRoutes } from "./http/batches";
 import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
 import { registerMarkdownRoutes } from "./http/markdown";
 import { redactedUrl } from "./http/request-context";
 import { registerScraperRoutes, registerUnknownScraperRoutes } from "./http/scrapers";
+import { registerStatusRoutes } from "./http/status";
+import { registerWebhookRoutes } from "./http/webhooks";
+import { registerMcpRoutes } from "./mcp/routes";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
@@ -32,14 +39,21 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   registerScraperRoutes(app);
   registerJobRoutes(app);
+  registerBatchRoutes(app);
+  registerWebhookRoutes(app);
   registerUnknownScraperRoutes(app);
   registerAdminPoolRoutes(app);
+  registerAdminLimitRoutes(app);
   registerAdminProviderRoutes(app);
+  registerAdminProviderAccountRoutes(app);
+  registerAdminCaptureRoutes(app);
   registerAdminRoutes(app);
   registerAccountRoutes(app);
   registerDashboardRoutes(app);
   registerMarkdownRoutes(app);
   registerDocsRoutes(app);
+  registerStatusRoutes(app);
+  registerMcpRoutes(app);
 
   app.notFound(() => {
     throw new NotFoundError("Not found. See /docs for the API reference.");

@@ -69,12 +69,21 @@ export class ScrapeTimeoutError extends ServiceError {
   }
 }
 
+/**
+ * 499 (never sent: nobody is listening): the client of a synchronous scrape went away. The scrape is stopped and its
+ * credits restored, as for any failure.
+ */
+export class ClientClosedRequestError extends ServiceError {
+  constructor() {
+    super(499, "The client closed the request before the scrape finished. No credits were charged.");
+  }
+}
+
 /** 429: the account has too few credits. Not retryable by the service itself: only a top-up helps. */
 export class InsufficientCreditsError extends ServiceError {
   constructor(required: number, remaining: number) {
-    super(429, `Credit limit reached: this request needs ${required} credits and the account has ${remaining}. Top up to continue.`, {
-      retryAfterSeconds: 60,
-    });
+    // No Retry-After: waiting does not help, and generic retry code would loop on it.
+    super(429, `Credit limit reached: this request needs ${required} credits and the account has ${remaining}. Top up to continue.`);
   }
 }
 

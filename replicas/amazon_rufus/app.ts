@@ -12,16 +12,24 @@
  *   1. no `programId` query parameter             → 400
  *   2. no or unknown `anti-csrftoken-a2z` header   → 403 (a stale token; the page's script always sends its own)
  *   3. body without a non-blank `queryContext.query` → 400
- *   4. the fault at the head of the queue: `hang` (no answer), `challenge` (503 robot check), `rate_limited` (503 dogs
+ *   4. when sign-in is required, no valid session cookie → 302 to /ap/signin (sign-in.ts)
+ *   5. the fault at the head of the queue: `hang` (no answer), `challenge` (503 robot check), `rate_limited` (503 dogs
  *      page), `login_wall` (302 to /ap/signin), `http_error` (401), `malformed_stream` / `disconnect` /
  *      `empty_answer` (a 200 stream, see stream.ts), `slow` (the normal stream, slowly); otherwise the scenario.
+ *
+ * Signed-in sessions (sign-in.ts): `POST /ap/signin` with an email and a password signs in and sets the session
+ * cookies. With sign-in required, a store page without a valid session redirects to the sign-in page (an expired one
+ * also has its cookies cleared). Control, below the mount path: `GET|POST /__control/sign-in`
+ * `{"required"?: bool, "session_seconds"?: n, "reset"?: true}`, `POST /__control/sessions/expire` (ends every session).
  */
 import { Hono } from "hono";
+import { z } from "zod";
 import type { Context } from "hono";
 import type { FaultController, FaultName } from "../control";
 import { pacedBody, sleep, splitIntoChunks, untilAborted } from "../shared/paced-body";
 import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
 import { renderCaptchaPage, renderDogsPage, renderNotFoundPage, renderSignInPage } from "./error-pages";
+import { RufusSessions } from "./sign-in";
 import { type Marketplace, marketplaceOf } from "./marketplaces";
 import { isRufusLayout, renderRufusPage } from "./page";
 import { allCards, pickRufusScenario, RUFUS_SCENARIOS } from "./scenarios";
@@ -93,9 +101,52 @@ const PRODUCT_TITLES = new Map<string, string>(
   RUFUS_SCENARIOS.flatMap((scenario) => allCards(scenario)).map((card) => [card.asin, card.title ?? card.altText]),
 );
 
+/** The sign-in page's address for a request to `path` (below the marketplace root) of `domain`. */
+function signInLocation(root: string, domain: string, path: string): string {
+  const returnTo = encodeURIComponent(`https://www.${domain}${path}`);
+  return `${root}ap/signin?openid.return_to=${returnTo}&openid.mode=checkid_setup`;
+}
+
+/** Where the sign-in form sends the shopper back: the `openid.return_to` page of this marketplace, else its home. */
+function returnPath(root: string, domain: string, returnTo: string | undefined): string {
+  const prefix = `https://www.${domain}/`;
+  return returnTo?.startsWith(prefix) === true ? `${root}${returnTo.slice(prefix.length)}` : root;
+}
+
+const SignInControlSchema = z.strictObject({
+  required: z.boolean().optional(),
+  session_seconds: z.number().int().min(1).optional(),
+  reset: z.literal(true).optional(),
+});
+
 export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
   const tokens = new CsrfTokens();
+  const sessions = new RufusSessions();
+
+  // Sign-in control (before the marketplace routes, which would take "__control" for a domain).
+  app.get("/__control/sign-in", (c) => c.json(sessions.state()));
+  app.post("/__control/sign-in", async (c) => {
+    const parsed = SignInControlSchema.safeParse(await c.req.json().catch(() => null));
+    if (!parsed.success) return c.json({ detail: `invalid body: ${parsed.error.issues[0]?.message ?? "expected a JSON object"}` }, 400);
+    if (parsed.data.reset === true) sessions.reset();
+    if (parsed.data.required !== undefined) sessions.required = parsed.data.required;
+    if (parsed.data.session_seconds !== undefined) sessions.sessionSeconds = parsed.data.session_seconds;
+    return c.json(sessions.state());
+  });
+  app.post("/__control/sessions/expire", (c) => c.json({ expired: sessions.expireAll(), ...sessions.state() }));
+
+  /**
+   * With sign-in required, the answer to a request without a valid session: the sign-in redirect, clearing the
+   * cookies of an expired session. Null when the request may go on.
+   */
+  const signInWall = (c: Context<ReplicaEnv>, root: string, domain: string, path: string): Response | null => {
+    if (!sessions.required) return null;
+    const check = sessions.check(c.req.header("cookie"), domain);
+    if (check === "valid") return null;
+    if (check === "expired") for (const cookie of RufusSessions.clearingCookies(root)) c.header("Set-Cookie", cookie, { append: true });
+    return c.redirect(signInLocation(root, domain, path), 302);
+  };
 
   const html = (c: Context<ReplicaEnv>, body: string, status: 200 | 404 | 503 = 200): Response => {
     c.header("cache-control", "no-store");
@@ -110,10 +161,9 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
     const { fault } = controller.takeFault(RUFUS_PROVIDER_ID, (candidate) => PAGE_FAULTS.includes(candidate));
     if (fault === "challenge") return html(c, renderCaptchaPage(root, marketplace.domain, url.pathname.slice(root.length - 1)));
     if (fault === "rate_limited") return html(c, renderDogsPage(root, marketplace.domain), 503);
-    if (fault === "login_wall") {
-      const returnTo = encodeURIComponent(`https://www.${marketplace.domain}${url.pathname.slice(root.length - 1)}`);
-      return c.redirect(`${root}ap/signin?openid.return_to=${returnTo}&openid.mode=checkid_setup`, 302);
-    }
+    if (fault === "login_wall") return c.redirect(signInLocation(root, marketplace.domain, url.pathname.slice(root.length - 1)), 302);
+    const walled = signInWall(c, root, marketplace.domain, url.pathname.slice(root.length - 1));
+    if (walled !== null) return walled;
     const layout = controller.layoutOf(RUFUS_PROVIDER_ID);
     return html(
       c,
@@ -154,10 +204,25 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
       return html(c, renderCaptchaPage(root, marketplace.domain, c.req.query("amzn-r") ?? "/"));
     }),
   );
-  const signIn = (c: Context<ReplicaEnv>) =>
-    withMarketplace(c, (marketplace) => html(c, renderSignInPage(rootOf(new URL(c.req.url), marketplace.domain))));
-  app.get("/:domain/ap/signin", signIn);
-  app.post("/:domain/ap/signin", signIn);
+  const signInPage = (c: Context<ReplicaEnv>) =>
+    withMarketplace(c, (marketplace) =>
+      html(c, renderSignInPage(rootOf(new URL(c.req.url), marketplace.domain), c.req.query("openid.return_to") ?? "")),
+    );
+  app.get("/:domain/ap/signin", signInPage);
+  // The form: an email and a password sign in (any non-blank pair: the replica has no user database) and go back.
+  app.post("/:domain/ap/signin", (c) =>
+    withMarketplace(c, async (marketplace) => {
+      const root = rootOf(new URL(c.req.url), marketplace.domain);
+      const form = await c.req.parseBody();
+      const field = (name: string): string => {
+        const value = form[name];
+        return typeof value === "string" ? value.trim() : "";
+      };
+      if (field("email") === "" || field("password") === "") return html(c, renderSignInPage(root, field("openid.return_to")));
+      for (const cookie of sessions.signIn(marketplace.domain, root)) c.header("Set-Cookie", cookie, { append: true });
+      return c.redirect(returnPath(root, marketplace.domain, field("openid.return_to")), 302);
+    }),
+  );
 
   app.post(`/:domain${RUFUS_STREAMING_PATH}`, (c) =>
     withMarketplace(c, async (marketplace) => {
@@ -189,6 +254,11 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
       if ("error" in request) {
         controller.recordRejected(RUFUS_PROVIDER_ID);
         return c.json({ message: request.error }, 400);
+      }
+      const walled = signInWall(c, rootOf(url, marketplace.domain), marketplace.domain, "/");
+      if (walled !== null) {
+        controller.recordRejected(RUFUS_PROVIDER_ID);
+        return walled;
       }
 
       const plan = controller.takeFault(RUFUS_PROVIDER_ID);

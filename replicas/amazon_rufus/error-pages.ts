@@ -9,7 +9,7 @@ const PAGE_STYLE = `body { font: 13px/19px Arial, sans-serif; color: #0f1111; ma
 .a-container { max-width: 640px; margin: 40px auto; padding: 0 20px; }
 .a-box { border: 1px solid #d5d9d9; border-radius: 8px; padding: 20px 26px; }
 .a-button-primary { background: #ffd814; border: 1px solid #fcd200; border-radius: 8px; padding: 6px 16px; cursor: pointer; }
-input[type="text"], input[type="email"] { width: 100%; box-sizing: border-box; padding: 6px; margin: 6px 0 12px; }`;
+input[type="text"], input[type="email"], input[type="password"] { width: 100%; box-sizing: border-box; padding: 6px; margin: 6px 0 12px; }`;
 
 /** The robot check (sheet §5: served in place of the requested page, HTTP 200 or 503). */
 export function renderCaptchaPage(root: string, domain: string, requestedPath: string): string {
@@ -35,8 +35,11 @@ export function renderCaptchaPage(root: string, domain: string, requestedPath: s
 </body></html>`;
 }
 
-/** The sign-in page the store redirects a session without valid sign-in cookies to (sheet §2, §5). */
-export function renderSignInPage(root: string): string {
+/**
+ * The sign-in page the store redirects a session without valid sign-in cookies to (sheet §2, §5). The form posts an
+ * email and a password (one step here; the real site asks for the password on a second page) and `openid.return_to`.
+ */
+export function renderSignInPage(root: string, returnTo = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Amazon Sign-In</title><style>${PAGE_STYLE}</style></head>
 <body>
@@ -47,6 +50,9 @@ export function renderSignInPage(root: string): string {
     <form name="signIn" method="post" action="${escapeHtml(root)}ap/signin" novalidate>
       <label for="ap_email">Email or mobile phone number</label>
       <input type="email" id="ap_email" name="email" autocomplete="username">
+      <label for="ap_password">Password</label>
+      <input type="password" id="ap_password" name="password" autocomplete="current-password">
+      <input type="hidden" name="openid.return_to" value="${escapeHtml(returnTo)}">
       <input type="submit" class="a-button-primary" value="Continue">
     </form>
     <p>By continuing, you agree to Amazon's Conditions of Use and Privacy Notice.</p>

@@ -49,3 +49,12 @@ export async function recentJobs(db: D1Database, accountId: string, limit: numbe
     keyName: row.key_name,
   }));
 }
+
+/**
+ * The account a job was submitted by, or null for an id that was never submitted. `GET /jobs/{id}` asks this before
+ * waking the job's Durable Object, so a stream of made-up ids creates none; the job consumer asks it for fair turns.
+ */
+export async function indexedJobAccount(db: D1Database, jobId: string): Promise<string | null> {
+  const row = await db.prepare("SELECT account_id FROM jobs WHERE job_id = ?").bind(jobId).first<{ account_id: string }>();
+  return row?.account_id ?? null;
+}

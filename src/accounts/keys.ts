@@ -4,9 +4,16 @@
  * revocation written here fails the very next request.
  */
 import { generateApiKey } from "../auth/api-keys";
+import { TooManyRequestsError } from "../errors";
 
 /** Active keys per account: enough for one key per environment or service, few enough to keep the list auditable. */
 export const MAX_ACTIVE_KEYS = 25;
+/**
+ * Keys an account may create in 24 hours, revoked ones included: enough to rotate every active key, too few to mint
+ * keys without end by revoking and re-creating them (docs/limits.md).
+ */
+export const MAX_KEYS_CREATED_PER_DAY = 30;
+const KEY_CREATION_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface ApiKeySummary {
   keyId: string;
@@ -62,9 +69,20 @@ export async function createApiKey(db: D1Database, accountId: string, name: stri
     .prepare(
       `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at)
        SELECT ?1, id, ?3, ?4, ?5, ?6 FROM accounts
-       WHERE id = ?2 AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ?2 AND revoked_at IS NULL) < ?7`,
+       WHERE id = ?2 AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ?2 AND revoked_at IS NULL) < ?7
+         AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ?2 AND created_at > ?8) < ?9`,
     )
-    .bind(key.keyId, accountId, name, key.keyHash, key.displayPrefix, createdAt, MAX_ACTIVE_KEYS)
+    .bind(
+      key.keyId,
+      accountId,
+      name,
+      key.keyHash,
+      key.displayPrefix,
+      createdAt,
+      MAX_ACTIVE_KEYS,
+      new Date(now.getTime() - KEY_CREATION_WINDOW_MS).toISOString(),
+      MAX_KEYS_CREATED_PER_DAY,
+    )
     .run();
   if (result.meta.changes === 1) {
     return {
@@ -82,7 +100,29 @@ export async function createApiKey(db: D1Database, accountId: string, name: stri
     };
   }
   const exists = await db.prepare("SELECT 1 AS found FROM accounts WHERE id = ?").bind(accountId).first();
-  return exists === null ? { status: "account_not_found" } : { status: "too_many_keys" };
+  if (exists === null) return { status: "account_not_found" };
+  await refuseIfCreatingTooFast(db, accountId, now);
+  return { status: "too_many_keys" };
+}
+
+/** 429 with the time until the oldest creation in the window leaves it, when the daily creation limit is what refused. */
+async function refuseIfCreatingTooFast(db: D1Database, accountId: string, now: Date): Promise<void> {
+  const since = new Date(now.getTime() - KEY_CREATION_WINDOW_MS).toISOString();
+  const recent = await db
+    .prepare(
+      `SELECT (SELECT COUNT(*) FROM api_keys WHERE account_id = ?1 AND revoked_at IS NULL) AS active,
+              COUNT(*) AS created, MIN(created_at) AS oldest
+       FROM api_keys WHERE account_id = ?1 AND created_at > ?2`,
+    )
+    .bind(accountId, since)
+    .first<{ active: number; created: number; oldest: string | null }>();
+  // At the active-key cap, waiting would not help: that answer (409) comes first.
+  if (recent === null || recent.active >= MAX_ACTIVE_KEYS || recent.created < MAX_KEYS_CREATED_PER_DAY || recent.oldest === null) return;
+  const retryAfterSeconds = Math.max(1, Math.ceil((Date.parse(recent.oldest) + KEY_CREATION_WINDOW_MS - now.getTime()) / 1000));
+  throw new TooManyRequestsError(
+    `At most ${MAX_KEYS_CREATED_PER_DAY} API keys can be created per account in 24 hours, revoked ones included. Reuse an existing key, or retry later.`,
+    retryAfterSeconds,
+  );
 }
 
 /** Active keys first, then revoked ones; newest first within each. */

@@ -1,18 +1,28 @@
 /**
  * Dashboard sign-in state in D1: one-time login links (issued by the operator API) and the sessions they open.
  * Only SHA-256 hashes of link tokens and session ids are stored, so reading the database signs no one in.
+ *
+ * A link is short-lived (an hour by default, a day at most), works once, and stops working when a newer link of the
+ * same account is used or when the operator signs the account out everywhere. Its token travels after the `#` of the
+ * URL, which browsers never send to a server: it appears in no request log, ours or the platform's.
  */
 import { randomToken, sha256Hex } from "../util/crypto";
+
+/** How long a sign-in link works unless the operator asks otherwise: long enough to open an e-mail, short enough to go stale. */
+export const LOGIN_LINK_DEFAULT_MINUTES = 60;
+export const LOGIN_LINK_MAX_MINUTES = 24 * 60;
+
+/**
+ * The URL to send the customer. The token is the fragment: the page at /dashboard/login reads it in the browser and
+ * posts it with the sign-in form, so it never appears in a request line.
+ */
+export function loginLinkUrl(baseUrl: string, token: string): string {
+  return `${baseUrl}/dashboard/login#${token}`;
+}
 
 export interface IssuedLoginLink {
   /** The secret part of the link; shown once to the operator. */
   token: string;
-  expiresAt: string;
-}
-
-export interface LoginLinkTarget {
-  accountId: string;
-  accountName: string;
   expiresAt: string;
 }
 
@@ -35,25 +45,35 @@ export async function issueLoginLink(db: D1Database, accountId: string, ttlMs: n
   return result.meta.changes === 1 ? { token, expiresAt } : null;
 }
 
-/** What an unused, unexpired link would sign into, without using it up (for the confirmation page). */
-export async function peekLoginLink(db: D1Database, token: string, now = new Date()): Promise<LoginLinkTarget | null> {
-  const row = await db
-    .prepare(
-      `SELECT l.account_id, a.name, l.expires_at FROM login_links l JOIN accounts a ON a.id = l.account_id
-       WHERE l.token_hash = ? AND l.used_at IS NULL AND l.expires_at > ?`,
-    )
-    .bind(await sha256Hex(token), now.toISOString())
-    .first<{ account_id: string; name: string; expires_at: string }>();
-  return row === null ? null : { accountId: row.account_id, accountName: row.name, expiresAt: row.expires_at };
-}
-
-/** Uses the link up (one UPDATE, so two concurrent uses cannot both succeed). Returns its account, or null. */
+/**
+ * Uses the link up (one UPDATE, so two concurrent uses cannot both succeed) and ends every older unused link of the
+ * account: whoever holds an older link (a forwarded e-mail, a shared screen) cannot sign in after the customer did.
+ * Returns the link's account, or null.
+ */
 export async function consumeLoginLink(db: D1Database, token: string, now = new Date()): Promise<string | null> {
   const row = await db
-    .prepare("UPDATE login_links SET used_at = ?1 WHERE token_hash = ?2 AND used_at IS NULL AND expires_at > ?1 RETURNING account_id")
+    .prepare(
+      "UPDATE login_links SET used_at = ?1 WHERE token_hash = ?2 AND used_at IS NULL AND expires_at > ?1 RETURNING account_id, created_at",
+    )
     .bind(now.toISOString(), await sha256Hex(token))
-    .first<{ account_id: string }>();
-  return row?.account_id ?? null;
+    .first<{ account_id: string; created_at: string }>();
+  if (row === null) return null;
+  await db
+    .prepare("DELETE FROM login_links WHERE account_id = ? AND used_at IS NULL AND created_at <= ?")
+    .bind(row.account_id, row.created_at)
+    .run();
+  return row.account_id;
+}
+
+/**
+ * Ends a link whose token reached the server in a URL path (the format of links issued before tokens moved to the
+ * fragment): that token is in a request log now, so it must not sign anyone in.
+ */
+export async function endExposedLoginLink(db: D1Database, token: string): Promise<void> {
+  await db
+    .prepare("DELETE FROM login_links WHERE token_hash = ? AND used_at IS NULL")
+    .bind(await sha256Hex(token))
+    .run();
 }
 
 export async function createSession(
@@ -86,10 +106,16 @@ export async function endSession(db: D1Database, sessionId: string): Promise<voi
     .run();
 }
 
-/** Signs the account out everywhere (operator action). Returns how many sessions ended. */
+/**
+ * Signs the account out everywhere (operator action): every session ends, and so does every unused sign-in link, or
+ * an old link would sign straight back in. Returns how many sessions ended.
+ */
 export async function endAccountSessions(db: D1Database, accountId: string): Promise<number> {
-  const result = await db.prepare("DELETE FROM dashboard_sessions WHERE account_id = ?").bind(accountId).run();
-  return result.meta.changes;
+  const [sessions] = await db.batch([
+    db.prepare("DELETE FROM dashboard_sessions WHERE account_id = ?").bind(accountId),
+    db.prepare("DELETE FROM login_links WHERE account_id = ? AND used_at IS NULL").bind(accountId),
+  ]);
+  return sessions?.meta.changes ?? 0;
 }
 
 /** Housekeeping, run opportunistically when links and sessions are created: expired rows have no use. */

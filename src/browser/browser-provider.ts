@@ -2,9 +2,13 @@
  * Where scrapes get their pages. `withScrapePage` leases a session from the country's pool, connects, hands `work` a
  * clean localised page in its own browser context, and afterwards closes the context and disconnects (a healthy
  * session stays open for the next scrape) or reports the session broken so the pool replaces it.
+ *
+ * From the moment a lease is granted it is handed back on every path, including a deadline that passes while the
+ * answer to `acquire` is on its way. A caller whose deadline passes while it waits tells the pool (`abandon`), so
+ * its place in the queue, or a lease granted too late, goes to the next scrape at once.
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
-import { BrowserUnreachableError, PoolWarmingUpError, type ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
+import { BrowserUnreachableError, PoolWarmingUpError, ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
 import { browserPoolStub } from "./browser-pool";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";
@@ -15,10 +19,13 @@ const LEASE_GRACE_MS = 30_000;
 const CONNECT_ATTEMPTS = 2;
 
 export const QUEUE_FULL_DETAIL = "The scraper queue is full for this country. Retry shortly.";
+export const AT_CAPACITY_DETAIL = "Every browser session of the service is in use. Retry in a few seconds.";
 
 export interface ScrapePageRequest extends PageRequest {
   /** The provider the page is for: sessions are partitioned per provider. */
   provider: string;
+  /** The account the scrape is for: the pool shares its sessions fairly between accounts. Omitted for internal use. */
+  accountId?: string;
   /** ms since epoch by which the scrape must be done. */
   deadline: number;
 }
@@ -29,6 +36,8 @@ function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?:
       return new TooManyRequestsError(QUEUE_FULL_DETAIL, result.retryAfterSeconds);
     case "warming_up":
       return new PoolWarmingUpError(result.retryAfterSeconds);
+    case "at_capacity":
+      return new ServiceError(503, AT_CAPACITY_DETAIL, { retryable: true, retryAfterSeconds: result.retryAfterSeconds });
     case "wait_timeout":
       return new UpstreamError("No browser session became free in time. Safe to retry.", { cause });
   }
@@ -37,25 +46,47 @@ function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?:
 export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, work: (page: Page) => Promise<T>): Promise<T> {
   const pool = browserPoolStub(env, request.country);
   for (let attempt = 1; ; attempt += 1) {
-    const remainingMs = Math.max(0, request.deadline - Date.now());
-    const lease = (await pool.acquire(request.country, {
-      provider: request.provider,
-      allowedDomains: request.allowedDomains,
-      waitMs: remainingMs,
-      leaseMs: remainingMs + LEASE_GRACE_MS,
-    })) as AcquireResult;
-    if (!lease.ok) throw acquisitionError(lease);
     request.signal.throwIfAborted();
+    const leaseId = crypto.randomUUID();
+    const remainingMs = Math.max(0, request.deadline - Date.now());
+    // If the caller gives up while waiting, the pool hears of it now rather than when the wait would have ended.
+    const giveUp = () => {
+      pool.abandon(leaseId).catch((error: unknown) => console.error("Could not give up a browser lease", error));
+    };
+    request.signal.addEventListener("abort", giveUp, { once: true });
+    let lease: AcquireResult;
+    try {
+      lease = await pool.acquire(request.country, {
+        leaseId,
+        accountId: request.accountId ?? "",
+        provider: request.provider,
+        allowedDomains: request.allowedDomains,
+        waitMs: remainingMs,
+        leaseMs: remainingMs + LEASE_GRACE_MS,
+      });
+    } finally {
+      request.signal.removeEventListener("abort", giveUp);
+    }
+    if (!lease.ok) {
+      request.signal.throwIfAborted();
+      throw acquisitionError(lease);
+    }
+    const release = (healthy: boolean) => pool.release(lease.sessionId, leaseId, healthy);
+    if (request.signal.aborted) {
+      // Granted just as the deadline passed: the session was never touched, so it goes back as it is.
+      await release(true);
+      request.signal.throwIfAborted();
+    }
 
     let browser: Browser;
     try {
       browser = await puppeteer.connect(env.BROWSER, lease.sessionId);
     } catch (error) {
-      await pool.release(lease.sessionId, false);
+      await release(false);
       if (attempt < CONNECT_ATTEMPTS) continue;
       throw new BrowserUnreachableError(error);
     }
-    return await usePage(browser, request, work, (healthy) => pool.release(lease.sessionId, healthy));
+    return await usePage(browser, request, work, release);
   }
 }
 

@@ -26,3 +26,12 @@ export function poolConfig(env: Env): PoolConfig {
     launchesPerMinute: integerVar(env.BROWSER_LAUNCHES_PER_MINUTE, 30, 0, 1000),
   };
 }
+
+/**
+ * Browser sessions the whole service may keep at once, every country together (`BROWSER_GLOBAL_MAX_SESSIONS`). Browser
+ * Rendering's concurrency limits are per Cloudflare account, so one customer scraping in many countries must not be
+ * able to spend them for every other country.
+ */
+export function globalMaxSessions(env: Env): number {
+  return integerVar(env.BROWSER_GLOBAL_MAX_SESSIONS, 20, 1, 1000);
+}

@@ -1,7 +1,11 @@
 /**
- * The response cache (KV). A key covers the scraper and every parameter that changes the answer, never the transport
- * ones (timeout, bypass_cache, api_key). Only successful scrapes are stored; an entry holds the provider-derived part of
- * the response, and each hit gets its own job id, timing and hosted markdown.
+ * The response cache (KV). A key covers the account, the scraper and every parameter that changes the answer, never
+ * the transport ones (timeout, bypass_cache, api_key). Only successful scrapes are stored; an entry holds the
+ * provider-derived part of the response, and each hit gets its own job id, timing and hosted markdown.
+ *
+ * Entries belong to the account that paid for them. A cache shared between customers answers "has anyone asked this
+ * exact prompt in the last hour?" to every other customer (`cached: true` and a fast reply), and prompts are business
+ * information (product research, campaign wording, names). docs/limits.md has the reasoning.
  */
 import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
@@ -10,12 +14,13 @@ import { sha256Hex } from "../util/crypto";
 /** KV refuses TTLs below 60 s. */
 const MINIMUM_TTL_SECONDS = 60;
 
-export async function responseCacheKey(scraper: ScraperId, params: ScrapeParams): Promise<string> {
+export async function responseCacheKey(scraper: ScraperId, params: ScrapeParams, accountId: string): Promise<string> {
   const defining = answerDefiningParams(params);
   const canonical = Object.keys(defining)
     .sort()
     .map((name) => [name, defining[name]]);
-  return `v1:${scraper}:${await sha256Hex(JSON.stringify(canonical))}`;
+  // The account is hashed with the parameters: a key listed in KV says neither who asked nor what.
+  return `v2:${scraper}:${await sha256Hex(JSON.stringify([accountId, canonical]))}`;
 }
 
 export async function readCachedAnswer(kv: KVNamespace, key: string): Promise<Record<string, unknown> | null> {

@@ -46,6 +46,50 @@ export async function chargeCredits(db: D1Database, charge: ChargeRequest, now =
   throw new InsufficientCreditsError(amount, remaining);
 }
 
+export interface BatchChargeRequest {
+  accountId: string;
+  /** One operation (job) id per item: each gets its own charge row, so it is refunded and counted like a single job. */
+  operationIds: readonly string[];
+  scraper: string;
+  keyId: string | null;
+}
+
+/**
+ * Charges every operation of a batch at once, or none: one balance check and update for the total and one ledger row
+ * per operation, in one D1 batch (the ids travel as one JSON array: D1 binds at most 100 values). A repeated call for
+ * the same ids charges nothing more and returns the balance. Throws InsufficientCreditsError for the total.
+ */
+export async function chargeBatchCredits(db: D1Database, charge: BatchChargeRequest, now = new Date()): Promise<number> {
+  const total = CREDITS_PER_REQUEST * charge.operationIds.length;
+  const ids = JSON.stringify(charge.operationIds);
+  const [update, , balance] = await db.batch([
+    db
+      .prepare(
+        `UPDATE accounts SET credits = credits - ?1
+         WHERE id = ?2 AND credits >= ?1
+           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE kind = 'charge' AND operation_id IN (SELECT value FROM json_each(?3)))`,
+      )
+      .bind(total, charge.accountId, ids),
+    // changes() is the UPDATE's (the last completed statement) for every row; balance_after reads as if charged in order.
+    db
+      .prepare(
+        `INSERT INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, scraper, key_id, created_at)
+         SELECT a.id, 'charge', -?1, a.credits + (?3 - 1 - j.key) * ?1, 'scrape', j.value, ?5, ?6, ?7
+         FROM accounts a, json_each(?4) j WHERE a.id = ?2 AND changes() = 1`,
+      )
+      .bind(CREDITS_PER_REQUEST, charge.accountId, charge.operationIds.length, ids, charge.scraper, charge.keyId, now.toISOString()),
+    db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(charge.accountId),
+  ]);
+  const remaining = (balance?.results[0] as { credits: number } | undefined)?.credits ?? 0;
+  if (update?.meta.changes === 1) return remaining;
+  const alreadyCharged = await db
+    .prepare("SELECT 1 AS found FROM credit_ledger WHERE kind = 'charge' AND operation_id = ?")
+    .bind(charge.operationIds[0] ?? "")
+    .first();
+  if (alreadyCharged !== null) return remaining;
+  throw new InsufficientCreditsError(total, remaining);
+}
+
 /**
  * Gives back what `operationId` was charged, once: a second call, or a call for an operation that was never charged,
  * changes nothing. Returns true when this call made the refund.

@@ -3,6 +3,7 @@
  * can forbid every inline style and script. The pages work without the script; it only adds the copy button and
  * converts UTC times to the visitor's time zone.
  */
+import { PLAYGROUND_CSS, PLAYGROUND_JS } from "./playground/assets";
 
 export const DASHBOARD_CSS = `
 :root {
@@ -160,7 +161,7 @@ input[type="text"]:focus { outline: 2px solid var(--accent-soft); border-color: 
   table.responsive td.actions:empty { display: none; }
   .confirm-actions .btn { flex: 1; }
 }
-`;
+${PLAYGROUND_CSS}`;
 
 export const DASHBOARD_JS = `
 (function () {
@@ -182,6 +183,13 @@ export const DASHBOARD_JS = `
       }
     });
   });
+  // A sign-in link carries its one-time code after "#", which the browser never sends (so no request log holds it):
+  // the sign-in form takes it from there, and the address bar and history forget it.
+  var loginToken = document.getElementById("login-token");
+  if (loginToken && location.hash.length > 1) {
+    loginToken.value = location.hash.slice(1);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   // Times are rendered in UTC on the server; show them in the visitor's own time zone.
   var format = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
   document.querySelectorAll("time[data-local]").forEach(function (node) {
@@ -189,7 +197,7 @@ export const DASHBOARD_JS = `
     if (!isNaN(date.getTime())) { node.title = node.textContent; node.textContent = format.format(date); }
   });
 })();
-`;
+${PLAYGROUND_JS}`;
 
 /** FNV-1a of a string: a cheap synchronous fingerprint (Web Crypto digests are async, module scope is not). */
 function fingerprint(text: string): string {

@@ -4,7 +4,7 @@ import { ASSET_VERSION } from "./assets";
 
 export const PRODUCT_NAME = "AI Answer Scraper";
 
-export type NavItem = "overview" | "keys" | "jobs";
+export type NavItem = "overview" | "playground" | "keys" | "jobs" | "webhooks";
 
 export interface SignedInFrame {
   accountName: string;
@@ -25,8 +25,10 @@ function BrandMark() {
 
 const NAV: Array<{ id: NavItem; href: string; label: string }> = [
   { id: "overview", href: "/dashboard", label: "Overview" },
+  { id: "playground", href: "/dashboard/playground", label: "Playground" },
   { id: "keys", href: "/dashboard/keys", label: "API keys" },
   { id: "jobs", href: "/dashboard/jobs", label: "Jobs" },
+  { id: "webhooks", href: "/dashboard/webhooks", label: "Webhooks" },
 ];
 
 export function Layout({ title, frame, children }: { title: string; frame: SignedInFrame | null; children: Child }) {

@@ -14,21 +14,23 @@ import {
   deleteExpiredSignInRows,
   endSession,
   findSession,
+  endExposedLoginLink,
   newSessionId,
-  peekLoginLink,
 } from "../accounts/sign-in";
 import { dailyUsage, recentLedgerEntries, usageSummary } from "../accounts/usage";
 import { ServiceError, toServiceError } from "../errors";
 import type { AppEnv } from "../http/app-env";
-import { requestBaseUrl } from "../http/request-context";
+import { redactedUrl, requestBaseUrl } from "../http/request-context";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
-import { jobStub } from "../jobs/job-record";
-import type { JobView } from "../jobs/job-types";
+import { accountLimitsView } from "../limits/limits-view";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
 import type { SignedInFrame } from "./layout";
 import { JobsPage, type JobRow } from "./pages/jobs";
 import { KeysPage, RevokeKeyPage, type KeysPageData } from "./pages/keys";
 import { OverviewPage } from "./pages/overview";
+import { registerWebhookPages } from "./pages/webhooks";
+import { readJobWithRequest } from "./playground/owned-job";
+import { registerPlaygroundPages } from "./playground/routes";
 import { ConfirmSignInPage, MessagePage, SignInHelpPage } from "./pages/sign-in";
 import {
   SESSION_TTL_MS,
@@ -126,16 +128,16 @@ async function jobRows(env: Env, jobs: IndexedJobWithKey[], now = Date.now()): P
       // Past retention the record is gone; asking its Durable Object would only wake it up.
       if (now - new Date(job.createdAt).getTime() >= JOB_RETENTION_MS) return { ...base, ...empty, status: "expired" };
       try {
-        // The RPC stub's inferred return type loses the record shape; the method returns a JobView.
-        const view = (await jobStub(env, job.jobId).view()) as JobView | null;
-        if (view === null) return { ...base, ...empty, status: "unavailable" };
-        const prompt = view.result?.prompt;
+        // With the request behind it: a failed job has no result, and its prompt is still worth showing.
+        const owned = await readJobWithRequest(env, job.jobId);
+        if (owned === null) return { ...base, ...empty, status: "unavailable" };
+        const { view } = owned;
         return {
           ...base,
           status: view.status,
           completedAt: view.completed_at,
           attempts: view.attempts,
-          prompt: typeof prompt === "string" ? prompt : null,
+          prompt: owned.params.prompt,
           error: view.error ?? null,
         };
       } catch (error) {
@@ -180,14 +182,14 @@ function createDashboard(): Hono<AppEnv> {
     return c.html(<SignInHelpPage notice={notice} />);
   });
 
+  // A sign-in link is /dashboard/login#<token>: the token stays in the browser, and the page's form posts it.
+  dashboard.get("/login", async (c) => c.html(<ConfirmSignInPage csrf={await issueLoginCsrf(c, sessionSecret(c.env))} />));
+
+  // The old link format carried the token in the path, which every request log records: such a token is ended, unused.
   dashboard.get("/login/:token", async (c) => {
     const token = c.req.param("token");
-    const target = LOGIN_TOKEN_PATTERN.test(token) ? await peekLoginLink(c.env.DB, token) : null;
-    if (target === null) {
-      return c.html(<UnusableLinkPage />, 404);
-    }
-    const csrf = await issueLoginCsrf(c, sessionSecret(c.env));
-    return c.html(<ConfirmSignInPage token={token} csrf={csrf} accountName={target.accountName} expiresAt={target.expiresAt} />);
+    if (LOGIN_TOKEN_PATTERN.test(token)) await endExposedLoginLink(c.env.DB, token);
+    return c.html(<UnusableLinkPage />, 404);
   });
 
   dashboard.post("/login", async (c) => {
@@ -196,10 +198,7 @@ function createDashboard(): Hono<AppEnv> {
     const token = form.token ?? "";
     if (!isSameOriginRequest(c) || !(await verifyLoginCsrf(c, secret, form._csrf ?? ""))) {
       return c.html(
-        <MessagePage
-          title="Please open your sign-in link again"
-          action={LOGIN_TOKEN_PATTERN.test(token) ? { href: `/dashboard/login/${token}`, label: "Continue" } : undefined}
-        >
+        <MessagePage title="Please open your sign-in link again" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
           The sign-in page was open for too long or was not sent from this site. Your link has not been used.
         </MessagePage>,
         403,
@@ -234,11 +233,12 @@ function createDashboard(): Hono<AppEnv> {
     const signedIn = await currentSession(c, "overview");
     if (signedIn === null) return toSignIn(c);
     const accountId = signedIn.account.accountId;
-    const [usage, daily, keys, activity] = await Promise.all([
+    const [usage, daily, keys, activity, limits] = await Promise.all([
       usageSummary(c.env.DB, accountId),
       dailyUsage(c.env.DB, accountId),
       listApiKeys(c.env.DB, accountId),
       recentLedgerEntries(c.env.DB, accountId, RECENT_ACTIVITY_LIMIT),
+      accountLimitsView(c.env, accountId),
     ]);
     const data = {
       account: signedIn.account,
@@ -247,6 +247,7 @@ function createDashboard(): Hono<AppEnv> {
       activeKeys: keys.filter((key) => key.revokedAt === null).length,
       activity,
       baseUrl: requestBaseUrl(c),
+      limits,
     };
     return c.html(<OverviewPage frame={signedIn.frame} data={data} />);
   });
@@ -319,10 +320,15 @@ function createDashboard(): Hono<AppEnv> {
     return c.html(<JobsPage frame={signedIn.frame} jobs={jobs} retentionHours={JOB_RETENTION_MS / 3_600_000} />);
   });
 
+  registerWebhookPages(dashboard, { currentSession, signedInForm });
+  registerPlaygroundPages(dashboard, { currentSession, signedInForm });
+
   // Last route: a sub-app's notFound is never called under app.route(), so this catch-all is the dashboard's 404.
   dashboard.all("*", (c) => {
     // People type "/dashboard/" as often as "/dashboard".
-    if (c.req.method === "GET" && c.req.path.length > 1 && c.req.path.endsWith("/")) return c.redirect(c.req.path.replace(/\/+$/, ""), 301);
+    // The raw (still percent-encoded) path: a decoded one could put CR/LF into the Location header.
+    const rawPath = new URL(c.req.url).pathname;
+    if (c.req.method === "GET" && rawPath.length > 1 && rawPath.endsWith("/")) return c.redirect(rawPath.replace(/\/+$/, ""), 301);
     return c.html(
       <MessagePage title="Page not found" action={{ href: "/dashboard", label: "Go to the dashboard" }}>
         There is no dashboard page at this address.
@@ -334,7 +340,7 @@ function createDashboard(): Hono<AppEnv> {
   dashboard.onError((error, c) => {
     const serviceError = error instanceof ServiceError ? error : toServiceError(error);
     if (serviceError.status >= 500)
-      console.error(`dashboard ${c.req.method} ${c.req.path} -> ${serviceError.status}`, serviceError.cause ?? error);
+      console.error(`dashboard ${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
     return c.html(
       <MessagePage
         title={serviceError.status === 503 ? "The dashboard is unavailable" : "Something went wrong"}

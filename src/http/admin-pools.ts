@@ -1,10 +1,14 @@
-/** `GET /admin/pools`: the operator's view of the browser pools, per country. */
+/**
+ * `GET /admin/pools`: the operator's view of the browser pools, per country, and of the global browser budget;
+ * `POST /admin/pools/{country}/config` and `POST /admin/browser-budget` override their settings at run time.
+ */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { requireAdminToken } from "../auth/admin-token";
+import { browserBudgetStub } from "../browser/browser-budget";
 import { browserPoolStub } from "../browser/browser-pool";
 import { listPoolCountries } from "../browser/pool-directory";
 import type { PoolConfig } from "../browser/pool-config";
-import type { PoolStats } from "../browser/pool-types";
+import type { BudgetStats, PoolStats } from "../browser/pool-types";
 import { InvalidParameterError } from "../errors";
 import { ISO_COUNTRY_CODES } from "../params/countries";
 import type { AppEnv } from "./app-env";
@@ -17,6 +21,8 @@ const PoolSessionSchema = z.object({
   domains: z.array(z.string()),
   launched_at: z.string(),
   uses: z.number().int(),
+  account_id: z.string().nullable().openapi({ description: "The account holding a busy session" }),
+  lease_expires_at: z.string().nullable().openapi({ description: "When the pool's alarm reclaims a busy session not handed back" }),
 });
 
 const PoolStatsSchema = z
@@ -29,14 +35,30 @@ const PoolStatsSchema = z
     busy: z.number().int(),
     idle: z.number().int(),
     queue_length: z.number().int(),
+    queue_by_account: z.record(z.string(), z.number().int()).openapi({ description: "Waiting scrapes per account" }),
     launches: z.number().int(),
     reuses: z.number().int(),
     failures: z.number().int(),
     discarded: z.number().int(),
+    reclaimed: z.number().int().openapi({ description: "Leases not handed back in time, reclaimed by the pool's alarm" }),
     rejected_queue_full: z.number().int(),
+    displaced: z.number().int().openapi({ description: "Waiters that gave their place to an account with fewer waiting" }),
     rejected_warming_up: z.number().int(),
+    rejected_at_capacity: z.number().int().openapi({ description: "Launches refused by the global browser budget" }),
   })
   .openapi("PoolStats");
+
+const BudgetStatsSchema = z
+  .object({
+    max_sessions: z.number().int().openapi({ description: "Browser sessions of the whole service, every country together" }),
+    in_use: z.number().int(),
+    sessions_by_country: z.record(z.string(), z.number().int()),
+    launches_in_progress: z.number().int(),
+    granted: z.number().int(),
+    evictions: z.number().int().openapi({ description: "Idle sessions retired in one country to make room in another" }),
+    refusals: z.number().int().openapi({ description: "Launches refused: every session everywhere was busy" }),
+  })
+  .openapi("BrowserBudget");
 
 const route = createRoute({
   method: "get",
@@ -53,7 +75,10 @@ const route = createRoute({
     }),
   },
   responses: {
-    200: { description: "Pool statistics", content: { "application/json": { schema: z.object({ pools: z.array(PoolStatsSchema) }) } } },
+    200: {
+      description: "Pool statistics and the global browser budget",
+      content: { "application/json": { schema: z.object({ pools: z.array(PoolStatsSchema), budget: BudgetStatsSchema }) } },
+    },
     401: errorResponse("Missing or invalid admin token"),
   },
 });
@@ -103,7 +128,36 @@ const configureRoute = createRoute({
   },
 });
 
+const budgetRoute = createRoute({
+  method: "post",
+  path: "/admin/browser-budget",
+  tags: ["Operator"],
+  summary: "Override the global browser budget",
+  description:
+    '`{"max_sessions": n}` caps the browser sessions of every country together (`null` restores BROWSER_GLOBAL_MAX_SESSIONS). ' +
+    "At the cap, a launch retires an idle session elsewhere; when every session is busy it is refused with 503 and Retry-After.",
+  security: [{ AdminToken: [] }],
+  middleware: [requireAdminToken] as const,
+  request: {
+    body: {
+      content: { "application/json": { schema: z.strictObject({ max_sessions: z.number().int().min(1).max(1000).nullable() }) } },
+      required: true,
+    },
+  },
+  responses: {
+    200: { description: "The budget now in force", content: { "application/json": { schema: BudgetStatsSchema } } },
+    400: errorResponse("Invalid settings"),
+    401: errorResponse("Missing or invalid admin token"),
+  },
+});
+
 export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(budgetRoute, async (c) => {
+    const budget = browserBudgetStub(c.env);
+    await budget.configure(c.req.valid("json").max_sessions);
+    const stats: BudgetStats = await budget.stats();
+    return c.json(stats, 200);
+  });
   app.openapi(configureRoute, async (c) => {
     const country = c.req.valid("param").country.toUpperCase();
     if (!ISO_COUNTRY_CODES.has(country))
@@ -141,6 +195,7 @@ export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
         .filter((country) => ISO_COUNTRY_CODES.has(country))
         .map(async (country) => (await browserPoolStub(c.env, country).stats()) as PoolStats),
     );
-    return c.json({ pools: pools.map((pool, index) => ({ ...pool, country: pool.country || (countries[index] ?? "") })) }, 200);
+    const budget: BudgetStats = await browserBudgetStub(c.env).stats();
+    return c.json({ pools: pools.map((pool, index) => ({ ...pool, country: pool.country || (countries[index] ?? "") })), budget }, 200);
   });
 }

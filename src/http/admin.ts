@@ -5,7 +5,14 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { SIGN_UP_CREDITS, createAccount, getAccount, listAccounts, type Account } from "../accounts/accounts";
 import { MAX_ACTIVE_KEYS, createApiKey, listApiKeys, revokeApiKey, type ApiKeySummary } from "../accounts/keys";
-import { deleteExpiredSignInRows, endAccountSessions, issueLoginLink } from "../accounts/sign-in";
+import {
+  LOGIN_LINK_DEFAULT_MINUTES,
+  LOGIN_LINK_MAX_MINUTES,
+  deleteExpiredSignInRows,
+  endAccountSessions,
+  issueLoginLink,
+  loginLinkUrl,
+} from "../accounts/sign-in";
 import { recentLedgerEntries, usageSummary, type LedgerEntry, type UsageSummary } from "../accounts/usage";
 import { requireAdminToken } from "../auth/admin-token";
 import { adjustCredits } from "../credits/ledger";
@@ -16,8 +23,6 @@ import { requestBaseUrl } from "./request-context";
 
 const MAX_CREDITS = 1_000_000_000;
 const RECENT_ACTIVITY_LIMIT = 20;
-export const LOGIN_LINK_DEFAULT_MINUTES = 24 * 60;
-const LOGIN_LINK_MAX_MINUTES = 7 * 24 * 60;
 
 /** 409: the request is well formed but conflicts with the current state (a taken email, a balance that would go below 0). */
 export const ACCOUNT_NOT_FOUND_DETAIL = "Account not found.";
@@ -434,7 +439,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)),
     );
     c.header("Cache-Control", "no-store");
-    return c.json({ login_url: `${requestBaseUrl(c)}/dashboard/login/${link.token}`, expires_at: link.expiresAt }, 201);
+    return c.json({ login_url: loginLinkUrl(requestBaseUrl(c), link.token), expires_at: link.expiresAt }, 201);
   });
 
   app.openapi(endSessionsRoute, async (c) => {

@@ -3,60 +3,62 @@
  * self-contained reference page rendered from that document (no third-party scripts, so it works anywhere).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { html, raw } from "hono/html";
+import type { OpenAPIObject, ParameterObject, ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
 import type { AppEnv } from "./app-env";
-
-const API_INFO = {
-  title: "AI Answer Scraper API",
-  version: "1.0.0",
-  description:
-    "Submit a prompt to the real web interface of seven AI providers through a pool of browsers and get the full reply as structured JSON. " +
-    "Every scrape costs 3 credits. Authenticate with the `X-API-Key` header (recommended) or the `api_key` query parameter.",
-};
+import { API_INFO, openApiDocument } from "./openapi-document";
+import { configuredBaseUrl } from "./request-context";
 
 interface OperationView {
   method: string;
   path: string;
+  operationId: string;
   summary: string;
   description: string;
   parameters: Array<{ name: string; in: string; required: boolean; description: string; type: string; default: string }>;
   responses: Array<{ status: string; description: string }>;
 }
 
-function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-}
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
 function text(value: unknown): string {
   return typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
 }
 
-function operationsOf(document: Record<string, unknown>): OperationView[] {
+function isReference(value: object): value is ReferenceObject {
+  return "$ref" in value;
+}
+
+function parameterView(parameter: ParameterObject): OperationView["parameters"][number] {
+  const schema: SchemaObject = parameter.schema === undefined || isReference(parameter.schema) ? {} : parameter.schema;
+  const enumValues = Array.isArray(schema.enum) ? ` (${schema.enum.join(", ")})` : "";
+  return {
+    name: parameter.name,
+    in: parameter.in,
+    required: parameter.required === true,
+    description: text(schema.description ?? parameter.description),
+    type: text(schema.type) + enumValues,
+    default: schema.default === undefined ? "" : text(schema.default),
+  };
+}
+
+function operationsOf(document: OpenAPIObject): OperationView[] {
   const operations: OperationView[] = [];
-  for (const [path, item] of Object.entries(asRecord(document.paths))) {
-    for (const [method, operationValue] of Object.entries(asRecord(item))) {
-      const operation = asRecord(operationValue);
-      const parameters = Array.isArray(operation.parameters) ? operation.parameters.map(asRecord) : [];
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (operation === undefined) continue;
       operations.push({
         method: method.toUpperCase(),
         path,
+        operationId: operation.operationId ?? "",
         summary: text(operation.summary),
         description: text(operation.description),
-        parameters: parameters.map((parameter) => {
-          const schema = asRecord(parameter.schema);
-          const enumValues = Array.isArray(schema.enum) ? ` (${schema.enum.join(", ")})` : "";
-          return {
-            name: text(parameter.name),
-            in: text(parameter.in),
-            required: parameter.required === true,
-            description: text(schema.description ?? parameter.description),
-            type: text(schema.type) + enumValues,
-            default: schema.default === undefined ? "" : text(schema.default),
-          };
-        }),
-        responses: Object.entries(asRecord(operation.responses)).map(([status, response]) => ({
+        parameters: (operation.parameters ?? []).flatMap((parameter) => (isReference(parameter) ? [] : [parameterView(parameter)])),
+        responses: Object.entries(operation.responses ?? {}).map(([status, response]) => ({
           status,
-          description: text(asRecord(response).description),
+          description: isReference(response) ? "" : text(response.description),
         })),
       });
     }
@@ -64,7 +66,7 @@ function operationsOf(document: Record<string, unknown>): OperationView[] {
   return operations;
 }
 
-function renderDocs(document: Record<string, unknown>) {
+function renderDocs(document: OpenAPIObject) {
   const operations = operationsOf(document);
   return html`<!doctype html>
 <html lang="en">
@@ -83,15 +85,17 @@ function renderDocs(document: Record<string, unknown>) {
   th, td { text-align: left; padding: 6px 8px; border-top: 1px solid #eef0f3; vertical-align: top; }
   th { color: #4a5568; font-weight: 600; }
   .req { color: #b42318; font-size: 12px; }
+  .op { float: right; color: #6b7280; font-size: 13px; }
 </style>
 </head>
 <body><main>
 <h1>${API_INFO.title}</h1>
 <p class="lead">${API_INFO.description}</p>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Errors are always JSON <code>{"detail": "..."}</code>.</p>
+<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Errors are always JSON <code>{"detail": "..."}</code>.
+MCP server for AI assistants: <code>/mcp</code> (streamable HTTP, same API key).</p>
 ${operations.map(
   (operation) => html`<section>
-  <div><span class="verb ${operation.method.toLowerCase()}">${operation.method}</span> <span class="path">${operation.path}</span></div>
+  <div><span class="verb ${operation.method.toLowerCase()}">${operation.method}</span> <span class="path">${operation.path}</span> <code class="op">${operation.operationId}</code></div>
   <p><strong>${operation.summary}</strong>${operation.description ? html` — ${operation.description}` : ""}</p>
   ${
     operation.parameters.length > 0
@@ -112,14 +116,27 @@ ${operations.map(
 }
 
 export function registerDocsRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", { type: "apiKey", in: "header", name: "X-API-Key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyQuery", { type: "apiKey", in: "query", name: "api_key" });
-  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", { type: "http", scheme: "bearer" });
-  const documentConfig = { openapi: "3.1.0", info: API_INFO };
-  app.doc31("/openapi.json", documentConfig);
-  app.get("/docs", (c) => {
-    const document = app.getOpenAPI31Document(documentConfig) as unknown as Record<string, unknown>;
-    return c.html(renderDocs(document));
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyHeader", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "Your API key (recommended: keeps the key out of URLs and logs)",
   });
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyQuery", {
+    type: "apiKey",
+    in: "query",
+    name: "api_key",
+    description: "Your API key as a query parameter, when a header cannot be set",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator token (`ADMIN_TOKEN`)",
+  });
+  // `servers` is this deployment: its configured public address, else the origin the document was requested from. Unlike
+  // a link handed to someone else, the request's own Host only ever points the requester back at what they asked.
+  const serverOf = (c: Context<AppEnv>) => configuredBaseUrl(c.env) ?? new URL(c.req.url).origin;
+  app.get("/openapi.json", (c) => c.json(openApiDocument(app, serverOf(c))));
+  app.get("/docs", (c) => c.html(renderDocs(openApiDocument(app, serverOf(c)))));
   app.get("/", (c) => c.redirect("/docs"));
 }

@@ -6,6 +6,18 @@ import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
 
 const EXPIRED_DETAIL = "Markdown not found. Hosted markdown expires 24 hours after the response, or the ID is invalid.";
+/**
+ * The markdown is provider text (and so, indirectly, whatever a web page got the provider to say), served from the
+ * dashboard's origin. It must never run as a page there: `nosniff` keeps browsers from reading it as HTML, and the
+ * policy forbids every script, style, frame and form and sandboxes the document, should anything still render it.
+ */
+export const HOSTED_DOCUMENT_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Resource-Policy": "same-origin",
+} as const;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const route = createRoute({
@@ -26,6 +38,10 @@ export function registerMarkdownRoutes(app: OpenAPIHono<AppEnv>): void {
     if (!UUID_PATTERN.test(jobId)) throw new NotFoundError(EXPIRED_DETAIL);
     const markdown = await readHostedMarkdown(c.env.MARKDOWN, jobId.toLowerCase());
     if (markdown === null) throw new NotFoundError(EXPIRED_DETAIL);
-    return c.body(markdown, 200, { "Content-Type": "text/markdown; charset=utf-8", "Cache-Control": "private, max-age=300" });
+    return c.body(markdown, 200, {
+      "Content-Type": "text/markdown; charset=utf-8",
+      "Cache-Control": "private, max-age=300",
+      ...HOSTED_DOCUMENT_HEADERS,
+    });
   });
 }

@@ -1,14 +1,80 @@
+/** What a request may safely contribute to URLs we hand out and to lines we log. */
 import type { Context } from "hono";
+import { ServiceError } from "../errors";
 import type { AppEnv } from "./app-env";
 
-/** The public origin callers used, so hosted URLs point back at the same deployment. */
-export function requestBaseUrl(c: Context<AppEnv>): string {
-  return new URL(c.req.url).origin;
+export const BASE_URL_NOT_CONFIGURED_DETAIL =
+  "This deployment is missing its public address (PUBLIC_BASE_URL). The operators have been alerted.";
+
+/**
+ * Hosts that can only be this machine or a test harness (loopback, RFC 6761 `localhost` and RFC 2606 `.test`): for
+ * them, and only for them, the request's own origin stands in for a missing PUBLIC_BASE_URL.
+ */
+function isLocalHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return (
+    host === "localhost" ||
+    host.endsWith(".localhost") ||
+    host.endsWith(".test") ||
+    host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
 }
 
-/** A URL fit for logs: the `api_key` query parameter is never written anywhere. */
+/** The configured public origin (scheme, host, optional path prefix; no trailing slash), or null when unset or unusable. */
+export function configuredBaseUrl(env: Env): string | null {
+  const configured = (env.PUBLIC_BASE_URL ?? "").trim();
+  if (configured === "") return null;
+  try {
+    const url = new URL(configured);
+    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+    return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The public address of this API for the URLs we hand out (`markdown_url`, dashboard sign-in links): PUBLIC_BASE_URL.
+ * Never the request's `Host` header in production, which the caller controls: a link built from it would point
+ * wherever the caller liked. Locally (loopback and test hosts) the request's origin is used when nothing is configured.
+ */
+export function publicBaseUrl(env: Env, requestUrl: string): string {
+  const configured = configuredBaseUrl(env);
+  if (configured !== null) return configured;
+  const url = new URL(requestUrl);
+  if (isLocalHost(url.hostname)) return url.origin;
+  console.error(`PUBLIC_BASE_URL is not set (or not an http(s) URL); refusing to build links from the Host header ${logSafe(url.host)}`);
+  throw new ServiceError(500, BASE_URL_NOT_CONFIGURED_DETAIL);
+}
+
+export function requestBaseUrl(c: Context<AppEnv>): string {
+  return publicBaseUrl(c.env, c.req.url);
+}
+
+/**
+ * Text fit for a log line: control characters (CR, LF, tabs, escapes) are written as `\u000a` and the like, so a
+ * value taken from a request can never start a line of its own and pass for something the service logged.
+ */
+export function logSafe(text: string): string {
+  let safe = "";
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    const control = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+    safe += control ? `\\u${code.toString(16).padStart(4, "0")}` : char;
+  }
+  return safe;
+}
+
+/** Path segments that carry a secret (legacy dashboard sign-in links put the token in the path). */
+const SECRET_PATH = /^(\/dashboard\/login\/)[^/?#]+/;
+
+/**
+ * A URL fit for logs: the `api_key` query parameter and any sign-in token are never written anywhere, and nothing in
+ * it can break the line.
+ */
 export function redactedUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.searchParams.has("api_key")) parsed.searchParams.set("api_key", "[redacted]");
-  return parsed.pathname + parsed.search;
+  return logSafe(parsed.pathname.replace(SECRET_PATH, "$1[redacted]") + parsed.search);
 }

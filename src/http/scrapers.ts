@@ -5,6 +5,7 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { MethodNotAllowedError, NotFoundError } from "../errors";
+import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
 import { submitJob } from "../jobs/submit";
 import { scrapeSynchronously } from "../scrape/sync-scrape";
 import { JobSubmittedSchema } from "../schemas/responses";
@@ -12,8 +13,12 @@ import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSch
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
+import { accountRequestSlot } from "./account-admission";
 import { apiKeyAuth } from "./api-key-auth";
+import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { CREDITS_REMAINING_HEADER, validateScrapeQuery } from "./scrape-query";
+
+const noop = (): void => undefined;
 
 export const UNKNOWN_SCRAPER_DETAIL = `Unknown scraper. Valid scrapers: ${SCRAPER_IDS.join(", ")}.`;
 
@@ -38,13 +43,23 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
       },
     }),
   );
-  app.get(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
+  app.get(path, validateScrapeQuery(provider), apiKeyAuth, accountRequestSlot, async (c) => {
     const params = c.get("scrapeParams");
-    const { response, creditsRemaining } = await scrapeSynchronously(
+    const outcome = scrapeSynchronously(
       c.env,
-      { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
+      {
+        scraper: provider.id,
+        params,
+        jobId: crypto.randomUUID(),
+        baseUrl: requestBaseUrl(c),
+        startedAt: c.get("startedAt"),
+        abandoned: c.req.raw.signal,
+      },
       c.get("apiKey"),
     );
+    // A client that disconnects cancels this handler: the scrape must still stop and restore the credits.
+    c.executionCtx.waitUntil(outcome.then(noop, noop));
+    const { response, creditsRemaining } = await outcome;
     c.header("X-Credits-Remaining", String(creditsRemaining));
     return c.json(response, 200);
   });
@@ -63,7 +78,7 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
         "Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission " +
         "and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.",
       security: API_KEY_SECURITY,
-      request: { query: querySchemaOf(provider) },
+      request: { query: querySchemaOf(provider), headers: IDEMPOTENCY_KEY_HEADERS },
       responses: {
         202: {
           description: "Accepted; the job is pending",
@@ -71,17 +86,19 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
           content: { "application/json": { schema: JobSubmittedSchema } },
         },
         ...errors,
+        ...IDEMPOTENCY_CONFLICT_RESPONSE,
       },
     }),
   );
   app.post(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
     const params = c.get("scrapeParams");
-    const { jobId, creditsRemaining } = await submitJob(
+    const { jobId, creditsRemaining, replayed } = await submitJob(
       c.env,
-      { scraper: provider.id, params, baseUrl: requestBaseUrl(c) },
+      { scraper: provider.id, params, baseUrl: requestBaseUrl(c), idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) },
       c.get("apiKey"),
     );
     c.header("X-Credits-Remaining", String(creditsRemaining));
+    if (replayed === true) c.header("Idempotent-Replayed", "true");
     return c.json({ job_id: jobId, status: "pending" as const }, 202);
   });
 }

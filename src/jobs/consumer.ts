@@ -4,6 +4,7 @@
  * (an unimplemented scraper, a login wall or region block, a bug) fail the job at once.
  */
 import { ServiceError, toServiceError } from "../errors";
+import { withAccountJobTurn } from "../limits/job-turns";
 import { runScrape } from "../scrape/pipeline";
 import { MAX_ATTEMPTS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
 import { jobStub } from "./job-record";
@@ -15,7 +16,7 @@ function isJobMessage(body: unknown): body is JobMessage {
 
 export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   // Messages of one batch are independent jobs: run them side by side.
-  await Promise.all(batch.messages.map((message) => handleJobMessage(message, env)));
+  await Promise.all(batch.messages.map((message) => withAccountJobTurn(env, message, (counted) => handleJobMessage(counted, env))));
 }
 
 export async function handleJobMessage(message: Message<unknown>, env: Env): Promise<void> {
@@ -40,7 +41,14 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
   try {
     const response = await runScrape(
       env,
-      { scraper: record.scraper, params: record.params, jobId: record.jobId, baseUrl: record.baseUrl, startedAt: Date.now() },
+      {
+        scraper: record.scraper,
+        params: record.params,
+        jobId: record.jobId,
+        baseUrl: record.baseUrl,
+        startedAt: Date.now(),
+        accountId: record.accountId,
+      },
       record.params.timeout,
     );
     await stub.complete(response);

@@ -1,18 +1,25 @@
 /**
- * One Durable Object per job: the job's record, its state transitions, its refund, its watchdog and its 24-hour
- * retention. Every transition happens here, one request at a time, so a duplicated or redelivered queue message can
- * never complete a job twice or refund it twice (the ledger's unique index is a second guard for the refund).
+ * One Durable Object per job: the job's record, its state transitions, its refund, its watchdog, its webhook and its
+ * 24-hour retention. Every transition happens here, one request at a time, so a duplicated or redelivered queue
+ * message can never complete a job twice or refund it twice (the ledger's unique index is a second guard for the
+ * refund). When the job ends, its status is written to the D1 jobs index (for GET /jobs and batches) and its webhook
+ * message, if the account or batch has an endpoint, is delivered by this object's alarm (src/webhooks/job-delivery.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { refundCredits } from "../credits/ledger";
-import { isoTimestamp } from "../util/time";
+import { abandonDelivery, advanceDelivery, deliveryDueAt, startDelivery } from "../webhooks/job-delivery";
+import { recordTerminalStatus } from "./job-index";
 import { JOB_RETENTION_MS, attemptLeaseMs, retryBaseSeconds, watchdogBoundMs } from "./job-policy";
 import type { AttemptDecision, JobRecordState, JobView } from "./job-types";
+import { toJobView } from "./job-view";
 
 const RECORD_KEY = "record";
+/** How soon a refund or a write of the terminal status to the D1 index that failed is tried again. */
+const D1_RETRY_MS = 30_000;
 export const WATCHDOG_ERROR = "The job could not be completed in time (its attempts stopped reporting). Credits were restored.";
 
-export type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt">;
+export type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt"> &
+  Partial<Pick<JobRecordState, "batchId" | "webhookUrl">>;
 
 export class JobRecord extends DurableObject<Env> {
   private load(): JobRecordState | undefined {
@@ -26,9 +33,13 @@ export class JobRecord extends DurableObject<Env> {
   /** Creates the pending record (idempotent: a second call returns the existing one) and arms the alarm. */
   async create(job: NewJob): Promise<JobView> {
     const existing = this.load();
-    if (existing !== undefined) return toView(existing);
+    if (existing !== undefined) return toJobView(existing);
     const record: JobRecordState = {
       ...job,
+      batchId: job.batchId ?? null,
+      webhookUrl: job.webhookUrl ?? null,
+      indexSynced: true,
+      webhook: null,
       status: "pending",
       result: null,
       error: null,
@@ -39,13 +50,20 @@ export class JobRecord extends DurableObject<Env> {
     };
     this.save(record);
     await this.scheduleAlarm(record);
-    return toView(record);
+    return toJobView(record);
   }
 
   async view(): Promise<JobView | null> {
     const record = this.load();
     if (record === undefined || Date.now() >= record.createdAt + JOB_RETENTION_MS) return null;
-    return toView(record);
+    return toJobView(record);
+  }
+
+  /** The view with the request behind it (parameters, never holding the key, and the key's id), for the account's dashboard. */
+  async ownerView(): Promise<{ view: JobView; params: JobRecordState["params"]; keyId: string } | null> {
+    const record = this.load();
+    if (record === undefined || Date.now() >= record.createdAt + JOB_RETENTION_MS) return null;
+    return { view: toJobView(record), params: record.params, keyId: record.keyId };
   }
 
   /** Called by the consumer before it scrapes: says whether this delivery should do the work, and leases it. */
@@ -77,6 +95,7 @@ export class JobRecord extends DurableObject<Env> {
     if (record === undefined || record.status !== "pending") return false;
     Object.assign(record, { status: "done", result, completedAt: Date.now(), leaseExpiresAt: null });
     this.save(record);
+    await this.afterEnd(record);
     return true;
   }
 
@@ -84,48 +103,82 @@ export class JobRecord extends DurableObject<Env> {
   async fail(error: string): Promise<boolean> {
     const record = this.load();
     if (record === undefined || record.status !== "pending") return false;
-    Object.assign(record, { status: "failed", error, completedAt: Date.now(), leaseExpiresAt: null });
+    Object.assign(record, { status: "failed", error, completedAt: Date.now(), leaseExpiresAt: null, refundPending: true });
     this.save(record);
-    await refundCredits(this.env.DB, record.accountId, record.jobId, "job failed");
-    await this.scheduleAlarm(record);
+    record.refundPending = !(await this.refund(record));
+    await this.afterEnd(record);
     return true;
   }
 
-  /** The watchdog while pending, then the 24-hour deletion. */
+  /** Restores the job's credits (at most once: the ledger's unique index); false when D1 failed and the alarm must retry. */
+  private async refund(record: JobRecordState): Promise<boolean> {
+    try {
+      await refundCredits(this.env.DB, record.accountId, record.jobId, "job failed");
+      return true;
+    } catch (error) {
+      console.error(`job ${record.jobId}: the refund failed; retrying`, error);
+      return false;
+    }
+  }
+
+  /** What follows a job's end: its status in the D1 index, and its webhook, whose first step the alarm takes at once. */
+  private async afterEnd(record: JobRecordState): Promise<void> {
+    record.webhook = startDelivery(record.jobId, Date.now());
+    record.indexSynced = await this.syncIndex(record);
+    this.save(record);
+    await this.scheduleAlarm(record);
+  }
+
+  private async syncIndex(record: JobRecordState): Promise<boolean> {
+    if (record.status === "pending" || record.completedAt === null) return true;
+    try {
+      await recordTerminalStatus(this.env.DB, record.jobId, record.status, record.completedAt);
+      return true;
+    } catch (error) {
+      console.error(`job ${record.jobId}: could not write its status to the jobs index; retrying`, error);
+      return false;
+    }
+  }
+
+  /** The watchdog while pending; once ended, the index write and the webhook steps that are due; the 24-hour deletion. */
   override async alarm(): Promise<void> {
     const record = this.load();
     if (record === undefined) return;
     const now = Date.now();
-    if (now >= record.createdAt + JOB_RETENTION_MS) {
+    const retentionEndsAt = record.createdAt + JOB_RETENTION_MS;
+    if (now >= retentionEndsAt) {
+      await abandonDelivery(this.env, record.webhook);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       return;
     }
-    if (record.status === "pending" && now >= record.createdAt + watchdogBoundMs(record.params.timeout, retryBaseSeconds(this.env))) {
-      await this.fail(WATCHDOG_ERROR);
-      return;
+    if (record.status === "pending") {
+      if (now >= record.createdAt + watchdogBoundMs(record.params.timeout, retryBaseSeconds(this.env))) {
+        await this.fail(WATCHDOG_ERROR);
+        return;
+      }
+    } else {
+      if (record.refundPending === true) record.refundPending = !(await this.refund(record));
+      if (record.indexSynced === false) record.indexSynced = await this.syncIndex(record);
+      if (record.webhook !== null && record.webhook !== undefined) {
+        record.webhook = await advanceDelivery(this.env, record, record.webhook, now, retentionEndsAt);
+      }
+      this.save(record);
     }
     await this.scheduleAlarm(record);
   }
 
   private async scheduleAlarm(record: JobRecordState): Promise<void> {
-    const deletion = record.createdAt + JOB_RETENTION_MS;
-    const watchdog = record.createdAt + watchdogBoundMs(record.params.timeout, retryBaseSeconds(this.env));
-    await this.ctx.storage.setAlarm(record.status === "pending" ? Math.min(watchdog, deletion) : deletion);
+    const times = [record.createdAt + JOB_RETENTION_MS];
+    if (record.status === "pending") {
+      times.push(record.createdAt + watchdogBoundMs(record.params.timeout, retryBaseSeconds(this.env)));
+    } else {
+      if (record.indexSynced === false || record.refundPending === true) times.push(Date.now() + D1_RETRY_MS);
+      const delivery = deliveryDueAt(record.webhook);
+      if (delivery !== null) times.push(delivery);
+    }
+    await this.ctx.storage.setAlarm(Math.min(...times));
   }
-}
-
-function toView(record: JobRecordState): JobView {
-  return {
-    job_id: record.jobId,
-    status: record.status,
-    scraper: record.scraper,
-    ...(record.status === "done" && record.result !== null ? { result: record.result } : {}),
-    ...(record.status === "failed" && record.error !== null ? { error: record.error } : {}),
-    created_at: isoTimestamp(record.createdAt),
-    completed_at: record.completedAt === null ? null : isoTimestamp(record.completedAt),
-    attempts: record.attempts,
-  };
 }
 
 export function jobStub(env: Env, jobId: string): DurableObjectStub<JobRecord> {

@@ -1,5 +1,6 @@
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
+import type { WebhookDeliveryState } from "../webhooks/job-delivery";
 
 export type JobStatus = "pending" | "done" | "failed";
 
@@ -21,6 +22,16 @@ export interface JobRecordState {
   /** While an attempt runs: when its lease ends (its timeout plus a grace period). */
   leaseExpiresAt: number | null;
   lastError: string | null;
+  /** The batch the job was submitted in (absent in records written before batches existed). */
+  batchId?: string | null;
+  /** The batch's own `webhook_url`, which replaces the account's endpoint for this job. */
+  webhookUrl?: string | null;
+  /** true while a failed job's refund is not recorded yet (the alarm retries it; the ledger makes it happen once). */
+  refundPending?: boolean;
+  /** false while the D1 jobs index does not show the terminal status yet (the alarm retries the write). */
+  indexSynced?: boolean;
+  /** The webhook message of the job's final status, from the moment the job ends. */
+  webhook?: WebhookDeliveryState | null;
 }
 
 /** `GET /jobs/{job_id}` (spec §2.7 plus `attempts`). */

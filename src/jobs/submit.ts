@@ -1,8 +1,10 @@
 /**
  * Job submission: charge at submission, create the record in the job's Durable Object, then enqueue. If the record
  * or the message cannot be created, the job is failed and refunded and the caller gets an error, never a job that
- * cannot run.
+ * cannot run. With an Idempotency-Key, the same request within 24 hours answers the same job (./idempotency.ts); every
+ * step below is idempotent for a given job id, which is what lets a retry finish a submission that died half-way.
  */
+import { getAccount } from "../accounts/accounts";
 import { recordSubmittedJob } from "../accounts/jobs-index";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
@@ -10,43 +12,78 @@ import { ServiceError } from "../errors";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
 import { authorizeScrape } from "../scrape/authorize";
+import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
 import { jobStub } from "./job-record";
 import type { JobMessage } from "./job-types";
 
 export const ENQUEUE_FAILED_DETAIL = "The job could not be queued; no credits were charged. Retry shortly.";
+/** A job submission finishes in well under a second; a claim older than this belongs to a request that died. */
+const JOB_CLAIM_LOCK_MS = 30_000;
 
 export interface SubmittedJob {
   jobId: string;
   creditsRemaining: number;
+  /** True when an Idempotency-Key answered an earlier submission's job (nothing was charged). */
+  replayed?: boolean;
 }
 
-export async function submitJob(
+export interface JobSubmission {
+  scraper: ScraperId;
+  params: ScrapeParams;
+  baseUrl: string;
+  /** The raw `Idempotency-Key` header, if the request had one. */
+  idempotencyKey?: string;
+}
+
+export async function submitJob(env: Env, submission: JobSubmission, key: AuthenticatedKey): Promise<SubmittedJob> {
+  const idempotencyKey = parseIdempotencyKey(submission.idempotencyKey);
+  // The key never rests in the job record.
+  const { api_key: _apiKey, ...storedParams } = submission.params;
+  const job = { scraper: submission.scraper, params: storedParams, baseUrl: submission.baseUrl };
+  if (idempotencyKey === undefined) return createJob(env, job, key, crypto.randomUUID());
+  return withIdempotencyKey(
+    env.DB,
+    {
+      accountId: key.accountId,
+      key: idempotencyKey,
+      kind: "job",
+      fingerprint: await requestFingerprint("job", { scraper: job.scraper, params: job.params }),
+      newResourceId: crypto.randomUUID(),
+      lockMs: JOB_CLAIM_LOCK_MS,
+    },
+    {
+      run: (jobId) => createJob(env, job, key, jobId),
+      replay: async (jobId) => ({ jobId, creditsRemaining: (await getAccount(env.DB, key.accountId))?.credits ?? 0, replayed: true }),
+    },
+  );
+}
+
+async function createJob(
   env: Env,
-  submission: { scraper: ScraperId; params: ScrapeParams; baseUrl: string },
+  job: { scraper: ScraperId; params: ScrapeParams; baseUrl: string },
   key: AuthenticatedKey,
+  jobId: string,
 ): Promise<SubmittedJob> {
-  const jobId = crypto.randomUUID();
-  const authorized = await authorizeScrape(env, submission.scraper, key, jobId);
+  const authorized = await authorizeScrape(env, job.scraper, key, jobId);
+  const createdAt = Date.now();
   // The dashboard's list of jobs (Durable Objects cannot be listed); never throws.
   await recordSubmittedJob(env.DB, {
     jobId,
     accountId: authorized.accountId,
     keyId: authorized.keyId,
-    scraper: submission.scraper,
-    createdAt: new Date().toISOString(),
+    scraper: job.scraper,
+    createdAt: new Date(createdAt).toISOString(),
   });
   const stub = jobStub(env, jobId);
   try {
-    // The key never rests in the job record.
-    const { api_key: _apiKey, ...storedParams } = submission.params;
     await stub.create({
       jobId,
-      scraper: submission.scraper,
-      params: storedParams,
+      scraper: job.scraper,
+      params: job.params,
       accountId: authorized.accountId,
       keyId: authorized.keyId,
-      baseUrl: submission.baseUrl,
-      createdAt: Date.now(),
+      baseUrl: job.baseUrl,
+      createdAt,
     });
   } catch (cause) {
     await refundCredits(env.DB, authorized.accountId, jobId, "job record could not be created");

@@ -4,13 +4,17 @@
  * entry and hosted markdown. It never branches on a provider id and knows nothing of HTTP or credits.
  */
 import { withScrapePage } from "../browser/browser-provider";
+import type { ScrapeRecorder } from "../capture-files/recording";
 import { hostedMarkdownUrl, storeHostedMarkdown } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
-import { NotFoundError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
+import { ClientClosedRequestError, NotFoundError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
 import type { ScrapeParams } from "../params/common-params";
+import { applySessionToPage } from "../provider-accounts/apply-to-page";
+import { withProviderAccount } from "../provider-accounts/with-provider-account";
 import { recordDrift } from "../scrapers/drift-log";
 import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
+import { observeCustomerScrape } from "../status/traffic";
 
 /** How long a timed-out scrape may take to release its page and session before the 408 is sent. */
 const CLEANUP_GRACE_MS = 3_000;
@@ -25,11 +29,15 @@ export interface ScrapeRequest {
   baseUrl: string;
   /** When the caller's request started (ms since epoch), for `elapsed_ms`. */
   startedAt: number;
+  /** Aborted when a synchronous caller disconnects: the scrape then stops at once (and its credits are restored). */
+  abandoned?: AbortSignal;
   /**
    * The account the scrape is for: its cache entries are its own, and the browser pool shares fairly between accounts.
    * Omitted only by internal callers (tests); their scrapes neither read nor write the cache.
    */
   accountId?: string;
+  /** Set by the capture endpoint: the provider reports its parser's inputs here (src/capture-files/). */
+  recorder?: ScrapeRecorder;
 }
 
 /** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
@@ -48,6 +56,11 @@ export function requireProvider(scraper: ScraperId): AnyProvider {
  * by their own `finally` blocks) and ScrapeTimeoutError is thrown.
  */
 export async function runScrape(env: Env, request: ScrapeRequest, timeoutSeconds: number): Promise<ScrapeResponse> {
+  // Every customer scrape's outcome and latency feed the public status page (best effort, never fails the scrape).
+  return observeCustomerScrape(env, request, () => runScrapeWithin(env, request, timeoutSeconds));
+}
+
+async function runScrapeWithin(env: Env, request: ScrapeRequest, timeoutSeconds: number): Promise<ScrapeResponse> {
   const controller = new AbortController();
   const deadline = Date.now() + timeoutSeconds * 1000;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -57,8 +70,17 @@ export async function runScrape(env: Env, request: ScrapeRequest, timeoutSeconds
   const work = scrapeOrReadCache(env, request, controller.signal, deadline);
   // Settled either way below; never an unhandled rejection.
   work.catch(() => undefined);
+  const abandoned = new Promise<"abandoned">((resolve) => {
+    if (request.abandoned?.aborted === true) resolve("abandoned");
+    request.abandoned?.addEventListener("abort", () => resolve("abandoned"), { once: true });
+  });
   try {
-    const winner = await Promise.race([work, timedOut]);
+    const winner = await Promise.race([work, timedOut, abandoned]);
+    if (winner === "abandoned") {
+      controller.abort(new ClientClosedRequestError());
+      await Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, CLEANUP_GRACE_MS))]);
+      throw new ClientClosedRequestError();
+    }
     if (winner !== "timeout") return winner;
     controller.abort(new ScrapeTimeoutError(timeoutSeconds));
     // Give the page work a moment to notice the abort and hand its browser session back within this request.
@@ -80,17 +102,23 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   const origin = resolveOrigin(env, provider, request.params);
   let raw: unknown;
   try {
-    raw = await withScrapePage(
-      env,
-      {
-        country: request.params.country,
-        provider: provider.id,
-        accountId: request.accountId,
-        allowedDomains: provider.allowedDomains(origin),
-        signal,
-        deadline,
-      },
-      (page) => provider.scrape({ page, origin, params: request.params, signal, deadline }),
+    // with the provider's next signed-in session when it has any; a login wall is retried once (src/provider-accounts/)
+    raw = await withProviderAccount(env, { provider, params: request.params, signal }, (session) =>
+      withScrapePage(
+        env,
+        {
+          country: request.params.country,
+          provider: provider.id,
+          accountId: request.accountId,
+          allowedDomains: provider.allowedDomains(origin),
+          signal,
+          deadline,
+        },
+        async (page) => {
+          if (session !== null) await applySessionToPage(page, session, origin);
+          return provider.scrape({ page, origin, params: request.params, signal, deadline, recorder: request.recorder });
+        },
+      ),
     );
   } catch (error) {
     if (error instanceof ScraperDriftError) await recordDrift(env, error);

@@ -12,7 +12,8 @@ export interface SyncScrapeOutcome {
 export async function scrapeSynchronously(env: Env, request: ScrapeRequest, key: AuthenticatedKey): Promise<SyncScrapeOutcome> {
   const authorized = await authorizeScrape(env, request.scraper, key, request.jobId);
   try {
-    const response = await runScrape(env, request, request.params.timeout);
+    // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
+    const response = await runScrape(env, { ...request, accountId: key.accountId }, request.params.timeout);
     return { response, creditsRemaining: authorized.creditsRemaining };
   } catch (error) {
     await refundCredits(env.DB, authorized.accountId, request.jobId, "sync scrape failed");

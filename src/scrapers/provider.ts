@@ -6,6 +6,7 @@
  */
 import type { Page } from "@cloudflare/puppeteer";
 import type { z } from "@hono/zod-openapi";
+import type { RecordedInputs, ScrapeRecorder } from "../capture-files/recording";
 import type { CommonParamShape, ProviderParamShape } from "../params/common-params";
 
 /** The validated query parameters a provider receives: the common ones plus its own. */
@@ -22,6 +23,27 @@ export interface ScrapeContext<Params> {
   signal: AbortSignal;
   /** ms since epoch by which the scrape must be done (the signal fires then). */
   deadline: number;
+  /**
+   * Set when the scrape is being captured (`POST /admin/captures`): the provider reports here exactly what it hands its
+   * parser, under the names its `replay` reads back.
+   */
+  recorder?: ScrapeRecorder;
+}
+
+/** How a provider's signed-in sessions (provider accounts, docs/real-sites.md) are scoped and used. */
+export interface ProviderAccountPolicy<Params> {
+  /**
+   * Sessions belong to one marketplace (Amazon signs in per store): the marketplace of a request, which the account
+   * must have been stored for. Absent: one session serves every country.
+   */
+  marketplaceOf?(params: Params): string;
+  /** The marketplaces an account may be stored for, when `marketplaceOf` is declared. */
+  readonly marketplaces?: readonly string[];
+  /**
+   * Whether a signed-out session is worth a try after a signed-in one hit a login wall (default true). False where the
+   * site answers only signed-in sessions (Rufus).
+   */
+  readonly anonymousFallback?: boolean;
 }
 
 /** Countries a provider refuses, or the only ones it serves (e.g. Amazon's marketplaces). */
@@ -74,6 +96,13 @@ export interface ProviderDefinition<Id extends string, Shape extends ProviderPar
    * ScraperDriftError, UnexpectedResultError), never with provider text in `detail`.
    */
   scrape(context: ScrapeContext<ProviderParams<Shape>>): Promise<z.output<Answer>>;
+  /**
+   * The answer from a capture file's recorded inputs (what `scrape` reported to its `recorder`) with the same pure
+   * parser: replays captured exchanges in the unit tests, so a site change shows as a failing replay.
+   */
+  replay?(inputs: RecordedInputs, params: ProviderParams<Shape>): z.output<Answer>;
+  /** Signed-in sessions: scoping and fallback (absent: one scope, anonymous fallback allowed). */
+  readonly accounts?: ProviderAccountPolicy<ProviderParams<Shape>>;
 }
 
 /** Declares a provider with its types inferred (a typed identity function). */

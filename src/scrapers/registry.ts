@@ -5,7 +5,8 @@
 import { z } from "@hono/zod-openapi";
 import { type CommonParamShape, commonParamShape, type CommonParams, type ProviderParamShape } from "../params/common-params";
 import { CommonScrapeFieldsSchema } from "../schemas/responses";
-import type { ProviderDefinition, ScrapeContext } from "./provider";
+import type { RecordedInputs } from "../capture-files/recording";
+import type { ProviderAccountPolicy, ProviderDefinition, ScrapeContext } from "./provider";
 import { PROVIDERS } from "./providers";
 
 /** Any provider, seen through what the platform needs of it (its own parameter types erased to the common ones). */
@@ -21,6 +22,8 @@ export interface AnyProvider {
   readonly origin: { real(params: CommonParams): string; templateValues?(params: CommonParams): Record<string, string> };
   allowedDomains(origin: string): string[];
   scrape(context: ScrapeContext<CommonParams>): Promise<unknown>;
+  replay?(inputs: RecordedInputs, params: CommonParams): unknown;
+  readonly accounts?: ProviderAccountPolicy<CommonParams>;
 }
 
 export type ScraperId = (typeof PROVIDERS)[number]["id"];

@@ -132,5 +132,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   project.provide("dashboardBaseUrl", baseUrl);
   project.provide("dashboardAdminToken", adminToken);
+  // The replicas' fault control, for the status page test (test/browser/status-page.test.ts).
+  project.provide("replicaUrl", replicas.url);
   return stop;
 }

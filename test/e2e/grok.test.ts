@@ -3,7 +3,7 @@
  * replica. Expected fields are derived from the replica's scenario data by the mapping of providers/grok.md §4,
  * written here independently of the parser.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { pickGrokScenario, type GrokScenario, type GrokXPost } from "../../replicas/grok/scenarios";
 import type { z } from "@hono/zod-openapi";
@@ -12,6 +12,7 @@ import { providerById, resolveOrigin } from "../../src/scrapers/registry";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import {
   api,
+  BASE,
   balanceOf,
   createTestAccount,
   ledgerOf,
@@ -336,5 +337,37 @@ describe("layout drift", () => {
     const grok = providers.find((provider) => provider.provider === "grok");
     expect(grok?.drift_last_hour).toBeGreaterThanOrEqual(1);
     expect(grok?.last_drift_code).toBe("grok.composer_missing");
+  });
+});
+
+describe("a client that disconnects", () => {
+  it("stops the scrape and gets its credits back at once, not at the timeout", async () => {
+    const own = await createTestAccount(3);
+    await replicaControl("faults", { provider: "grok", fault: "hang", count: 1 });
+    const controller = new AbortController();
+    const request = exports.default.fetch(
+      new Request(`${BASE}/scrapers/grok?${query({ prompt: "I will hang up", bypass_cache: "true", timeout: "120" })}`, {
+        headers: { "X-API-Key": own.apiKey },
+        signal: controller.signal,
+      }),
+    );
+    request.catch(() => undefined);
+    // hang up once the page has sent the prompt
+    for (
+      let poll = 0;
+      poll < 200 && !(await replicaRequests("grok")).some((sent) => JSON.stringify(sent.body).includes("I will hang up"));
+      poll += 1
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await balanceOf(own.accountId)).toBe(0);
+    const hungUpAt = Date.now();
+    controller.abort();
+    for (let poll = 0; poll < 200 && (await balanceOf(own.accountId)) !== 3; poll += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await balanceOf(own.accountId)).toBe(3);
+    expect(Date.now() - hungUpAt).toBeLessThan(15_000);
+    expect((await ledgerOf(own.accountId)).map((row) => row.kind)).toEqual(["charge", "refund"]);
   });
 });

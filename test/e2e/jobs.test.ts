@@ -10,6 +10,7 @@ import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
 import { JOB_RETENTION_MS, watchdogBoundMs } from "../../src/jobs/job-policy";
 import { WATCHDOG_ERROR, jobStub } from "../../src/jobs/job-record";
 import type { JobView } from "../../src/jobs/job-types";
+import { recordSubmittedJob } from "../../src/accounts/jobs-index";
 import { chargeCredits } from "../../src/credits/ledger";
 import { ServiceError } from "../../src/errors";
 import { ENQUEUE_FAILED_DETAIL, submitJob } from "../../src/jobs/submit";
@@ -46,6 +47,14 @@ async function waitForTerminal(jobId: string, timeoutMs = 90_000): Promise<JobVi
 async function createUnqueuedJob(own: TestAccount, createdAt = Date.now(), prompt = "web-sources-only manual") {
   const jobId = crypto.randomUUID();
   await chargeCredits(env.DB, { accountId: own.accountId, operationId: jobId, scraper: "grok", keyId: own.keyId });
+  // As a real submission does: GET /jobs/{id} answers only for ids in the jobs index.
+  await recordSubmittedJob(env.DB, {
+    jobId,
+    accountId: own.accountId,
+    keyId: own.keyId,
+    scraper: "grok",
+    createdAt: new Date(createdAt).toISOString(),
+  });
   await jobStub(env, jobId).create({
     jobId,
     scraper: "grok",

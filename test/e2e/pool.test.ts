@@ -1,6 +1,7 @@
 /**
  * The browser pool (one Durable Object per country) with real Chromium through the Browser Rendering binding:
- * reuse, per-country sessions, the bounded wait queue, crash recovery, and the warming-up answer.
+ * reuse, per-country sessions, the bounded wait queue, crash recovery, and the warming-up answer. Fair sharing between
+ * accounts, leases and the global budget are in fair-sharing.test.ts.
  * Tests run with BROWSER_POOL_SIZE=2 and BROWSER_POOL_QUEUE_LIMIT=4 (vitest.config.ts); each uses its own country.
  */
 import puppeteer from "@cloudflare/puppeteer";
@@ -66,10 +67,14 @@ describe("browser pool", () => {
   });
 
   it("requests beyond pool size + queue bound get 429 'queue is full' with Retry-After; every other succeeds", async () => {
-    const own = await createTestAccount(100);
+    // Two accounts, each within its own limit of requests in flight: only the country's pool and queue bound them.
+    const first = await createTestAccount(100);
+    const second = await createTestAccount(100);
     await replicaControl("pacing", { provider: "grok", delay_ms: 2_500 });
     const results = await Promise.all(
-      Array.from({ length: 9 }, (_, index) => scrape(own.apiKey, { prompt: `Crowd ${index}`, country: "FR" })),
+      Array.from({ length: 9 }, (_, index) =>
+        scrape(index % 2 === 0 ? first.apiKey : second.apiKey, { prompt: `Crowd ${index}`, country: "FR" }),
+      ),
     );
     const rejected = results.filter((result) => result.status === 429);
     const succeeded = results.filter((result) => result.status === 200);
@@ -79,7 +84,7 @@ describe("browser pool", () => {
       expect(result.body.detail).toBe(QUEUE_FULL_DETAIL);
       expect(Number(result.headers.get("Retry-After"))).toBeGreaterThan(0);
     }
-    expect(await balanceOf(own.accountId)).toBe(100 - 6 * 3);
+    expect((await balanceOf(first.accountId)) + (await balanceOf(second.accountId))).toBe(200 - 6 * 3);
     const stats = await poolStats("FR");
     expect(stats.rejected_queue_full).toBe(3);
     expect(stats.launches).toBeLessThanOrEqual(2);

@@ -1,6 +1,7 @@
 /** Helpers of the operator, account and dashboard tests: admin calls, and charged scrapes that need no browser. */
 import { env } from "cloudflare:workers";
 import { responseCacheKey } from "../../src/cache/response-cache";
+import { sha256Hex } from "../../src/util/crypto";
 
 import { api, query } from "./helpers";
 
@@ -46,13 +47,19 @@ export function newKey(accountId: string, name = "Production"): Promise<CreatedK
 }
 
 /**
- * Puts an answer for `prompt` in the response cache, so `GET /scrapers/grok?prompt=…` is a real, charged 200 that
- * needs no browser (a cache hit is charged like any other answer, DESIGN.md §4).
+ * Puts an answer for `prompt` in the response cache of `accountId` (entries are per account), so
+ * `GET /scrapers/grok?prompt=…` with a key of that account is a real, charged 200 that needs no browser (a cache hit is
+ * charged like any other answer, DESIGN.md §4). Without `accountId`, every account that exists now gets the entry.
  */
-export async function seedCachedGrokAnswer(prompt: string): Promise<void> {
+export async function seedCachedGrokAnswer(prompt: string, accountId?: string): Promise<void> {
+  if (accountId === undefined) {
+    const { results } = await env.DB.prepare("SELECT id FROM accounts").all<{ id: string }>();
+    await Promise.all(results.map((account) => seedCachedGrokAnswer(prompt, account.id)));
+    return;
+  }
   const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
   await env.CACHE.put(
-    await responseCacheKey("grok", params),
+    await responseCacheKey("grok", params, accountId),
     JSON.stringify({
       result: `Cached answer to: ${prompt}`,
       result_markdown: `Cached answer to: **${prompt}**`,
@@ -69,7 +76,10 @@ export async function seedCachedGrokAnswer(prompt: string): Promise<void> {
 
 /** A cached (so browser-free) grok scrape with `apiKey`; seeds the cache for `prompt` first. */
 export async function cachedScrape(apiKey: string, prompt = "What do people say about the launch?"): Promise<Response> {
-  await seedCachedGrokAnswer(prompt);
+  const owner = await env.DB.prepare("SELECT account_id FROM api_keys WHERE key_hash = ?")
+    .bind(await sha256Hex(apiKey))
+    .first<{ account_id: string }>();
+  if (owner !== null) await seedCachedGrokAnswer(prompt, owner.account_id);
   return api(`/scrapers/grok?${query({ prompt })}`, { apiKey });
 }
 

@@ -11,7 +11,7 @@ const prompt = "What is authentication?";
 const path = `/scrapers/grok?${query({ prompt })}`;
 beforeAll(async () => {
   account = await createTestAccount(1500);
-  await seedCachedGrokAnswer(prompt);
+  await seedCachedGrokAnswer(prompt, account.accountId);
 });
 
 describe("API key authentication", () => {

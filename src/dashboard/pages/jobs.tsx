@@ -68,7 +68,7 @@ export function JobsPage({ frame, jobs, retentionHours }: { frame: SignedInFrame
                       <tr data-job-id={job.jobId}>
                         <td data-label="Job">
                           {viewable ? (
-                            <a class="mono" href={`/jobs/${job.jobId}`} title={job.jobId}>
+                            <a class="mono" href={`/dashboard/results/${job.jobId}`} title={`View the result of ${job.jobId}`}>
                               {job.jobId.slice(0, 8)}
                             </a>
                           ) : (
@@ -91,6 +91,11 @@ export function JobsPage({ frame, jobs, retentionHours }: { frame: SignedInFrame
                               {badge.label}
                             </span>
                             {job.attempts !== null && job.attempts > 1 && <span class="hint"> · {job.attempts} attempts</span>}
+                            {job.status === "failed" && job.error !== null && (
+                              <span class="job-error" data-testid="job-error">
+                                {truncate(job.error, 160)}
+                              </span>
+                            )}
                           </span>
                         </td>
                         <td data-label="Finished">

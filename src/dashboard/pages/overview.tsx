@@ -4,6 +4,8 @@ import type { DailyUsage, LedgerEntry, UsageSummary } from "../../accounts/usage
 import { CREDITS_PER_REQUEST } from "../../credits/ledger";
 import { Ago, Time, formatNumber, formatSigned } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
+import type { AccountLimitsView } from "../../limits/limits-view";
+import { LimitsCard } from "../limits-card";
 import { Meter, UsageChart } from "../usage-chart";
 
 /** Below this many requests' worth of credits the overview warns that the balance is running out. */
@@ -16,6 +18,7 @@ export interface OverviewData {
   activeKeys: number;
   activity: LedgerEntry[];
   baseUrl: string;
+  limits: AccountLimitsView;
 }
 
 function capitalise(text: string): string {
@@ -177,6 +180,7 @@ export function OverviewPage({ frame, data }: { frame: SignedInFrame; data: Over
               </div>
               <ScraperUsage usage={usage} />
             </section>
+            <LimitsCard limits={data.limits} />
             <section class="card" aria-labelledby="start-title">
               <div class="card-head">
                 <h2 id="start-title">Quick start</h2>

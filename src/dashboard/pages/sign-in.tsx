@@ -1,6 +1,5 @@
 /** Signed-out pages: how to sign in, the one-time link's confirmation, and messages (errors, signed out). */
 import type { Child } from "hono/jsx";
-import { Time } from "../format";
 import { CenteredCard, Layout } from "../layout";
 
 export function SignInHelpPage({ notice }: { notice?: string }) {
@@ -26,37 +25,28 @@ export function SignInHelpPage({ notice }: { notice?: string }) {
 }
 
 /**
- * Opening the link only shows this page; the POST from its button uses the link up. Mail scanners and link previews
- * fetch links with GET, and must not burn a customer's one-time link.
+ * The page a sign-in link opens: /dashboard/login#<token>. The token is the URL's fragment, which browsers never send
+ * to a server, so it appears in no request log; the dashboard script copies it into this form and drops it from the
+ * address bar and history. Opening the link uses nothing up: only the button's POST does, because mail scanners and
+ * link previews fetch links with GET and must not burn a customer's one-time link.
  */
-export function ConfirmSignInPage({
-  token,
-  csrf,
-  accountName,
-  expiresAt,
-}: {
-  token: string;
-  csrf: string;
-  accountName: string;
-  expiresAt: string;
-}) {
+export function ConfirmSignInPage({ csrf }: { csrf: string }) {
   return (
     <Layout title="Sign in" frame={null}>
       <CenteredCard>
         <h1>Welcome back</h1>
-        <p>
-          Continue to the dashboard of <strong>{accountName}</strong>.
-        </p>
+        <p>Continue to your dashboard.</p>
         <form method="post" action="/dashboard/login">
           <input type="hidden" name="_csrf" value={csrf} />
-          <input type="hidden" name="token" value={token} />
+          <input type="hidden" name="token" id="login-token" value="" />
           <button class="btn btn-primary" type="submit">
             Sign in
           </button>
         </form>
-        <p class="hint">
-          This link works once and expires <Time iso={expiresAt} />.
-        </p>
+        <noscript>
+          <p class="hint">Signing in needs JavaScript: your link's one-time code stays in this browser and is sent only with this form.</p>
+        </noscript>
+        <p class="hint">Each link works once, expires soon after it is sent, and stops working once a newer link has been used.</p>
       </CenteredCard>
     </Layout>
   );

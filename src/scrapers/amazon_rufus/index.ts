@@ -1,9 +1,12 @@
 /** Amazon Rufus (the store's shopping assistant, spec §2.6): prose answer, product cards and follow-up questions. */
 import { defineProvider } from "../provider";
 import { RUFUS_COUNTRIES, RUFUS_DOMAINS, RufusAnswerSchema } from "./declaration";
-import { marketplaceDomainOf } from "./marketplaces";
+import { MARKETPLACE_DOMAINS, marketplaceDomainOf } from "./marketplaces";
 import { captureRufusExchange } from "./navigate";
 import { parseRufusCapture } from "./parse";
+
+/** The name the streaming exchange is recorded under in a capture file. */
+const STREAMING = "streaming";
 
 export const amazonRufusProvider = defineProvider({
   id: "amazon_rufus",
@@ -19,9 +22,17 @@ export const amazonRufusProvider = defineProvider({
     templateValues: (params) => ({ domain: marketplaceDomainOf(params.country) }),
   },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...RUFUS_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline }) {
+  async scrape({ page, origin, params, signal, deadline, recorder }) {
     const exchange = await captureRufusExchange({ page, origin, prompt: params.prompt, signal, deadline });
+    recorder?.exchange(STREAMING, exchange);
     // product URLs always use the real marketplace, whatever the origin (a replica run equals a real one)
     return parseRufusCapture(exchange, marketplaceDomainOf(params.country));
+  },
+  replay: (inputs, params) => parseRufusCapture(inputs.exchange(STREAMING), marketplaceDomainOf(params.country)),
+  // Rufus answers reliably only when signed in, and Amazon signs in per marketplace (amazon_rufus.md §1)
+  accounts: {
+    marketplaceOf: (params) => marketplaceDomainOf(params.country),
+    marketplaces: Object.values(MARKETPLACE_DOMAINS),
+    anonymousFallback: false,
   },
 });

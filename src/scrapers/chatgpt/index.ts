@@ -1,9 +1,14 @@
 /** ChatGPT (chatgpt.com), the chat assistant (spec §2.6, §4.3): the answer with its links, web searches and model. */
+import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider";
 import { CHATGPT_DOMAINS, CHATGPT_PARAMS, ChatgptAnswerSchema } from "./declaration";
 import { markdownTokenTree } from "./markdown-tokens";
 import { captureChatgptExchange } from "./navigate";
 import { parseChatgptCapture } from "./parse";
+
+/** Names of the parser's inputs in a capture file: the conversation stream, and the model slug the page showed. */
+const CONVERSATION = "conversation";
+const MODEL_SLUG = "model_slug";
 
 export const chatgptProvider = defineProvider({
   id: "chatgpt",
@@ -31,10 +36,24 @@ export const chatgptProvider = defineProvider({
   },
   origin: { real: () => "https://chatgpt.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...CHATGPT_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline }) {
+  async scrape({ page, origin, params, signal, deadline, recorder }) {
     const { exchange, readModelSlugFromPage } = await captureChatgptExchange({ page, origin, prompt: params.prompt, signal, deadline });
+    recorder?.exchange(CONVERSATION, exchange);
     const parsed = parseChatgptCapture(exchange);
-    const answer = parsed.llm_model === null ? { ...parsed, llm_model: await readModelSlugFromPage() } : parsed;
+    let answer = parsed;
+    if (parsed.llm_model === null) {
+      // the stream did not name the model: the page's model picker does
+      const slug = await readModelSlugFromPage();
+      recorder?.snapshot(MODEL_SLUG, slug);
+      answer = { ...parsed, llm_model: slug };
+    }
+    if (!params.markdown_json) return answer;
+    return { ...answer, result_markdown_json: markdownTokenTree(answer.result_markdown ?? "") };
+  },
+  replay(inputs, params) {
+    const parsed = parseChatgptCapture(inputs.exchange(CONVERSATION));
+    const answer =
+      parsed.llm_model === null ? { ...parsed, llm_model: inputs.snapshot(MODEL_SLUG, z.string().nullable()) ?? null } : parsed;
     if (!params.markdown_json) return answer;
     return { ...answer, result_markdown_json: markdownTokenTree(answer.result_markdown ?? "") };
   },

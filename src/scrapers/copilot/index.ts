@@ -6,6 +6,9 @@ import { parseCopilotChat } from "./parse";
 
 export { COPILOT_MODES } from "./declaration";
 
+/** The name the chat WebSocket is recorded under in a capture file. */
+const CHAT = "chat";
+
 export const copilotProvider = defineProvider({
   id: "copilot",
   name: "Microsoft Copilot",
@@ -32,8 +35,10 @@ export const copilotProvider = defineProvider({
   },
   origin: { real: () => "https://copilot.microsoft.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...COPILOT_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline }) {
+  async scrape({ page, origin, params, signal, deadline, recorder }) {
     const chat = await captureCopilotExchange({ page, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
+    recorder?.exchange(CHAT, chat);
     return { mode: params.mode, ...parseCopilotChat(chat, { origin }) };
   },
+  replay: (inputs, params) => ({ mode: params.mode, ...parseCopilotChat(inputs.exchange(CHAT), { origin: inputs.origin }) }),
 });

@@ -1,8 +1,13 @@
 /** Google AI Mode (www.google.com/search?udm=50), the AI search mode of spec §2.6: answer, citations, sources panel. */
+import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider";
 import { GOOGLE_AI_MODE_DOMAINS, GOOGLE_AI_MODE_EXAMPLE, GOOGLE_AI_MODE_ID, GoogleAiModeAnswerSchema, searchLocaleOf } from "./declaration";
 import { captureAiModeAnswer } from "./navigate";
 import { parseAiModeCapture } from "./parse";
+
+/** Names of the parser's inputs in a capture file: the folwr fragment, and whether the page showed a finished answer. */
+const FOLWR = "folwr";
+const PAGE_COMPLETED = "page_completed";
 
 export const googleAiModeProvider = defineProvider({
   id: GOOGLE_AI_MODE_ID,
@@ -15,9 +20,13 @@ export const googleAiModeProvider = defineProvider({
   example: GOOGLE_AI_MODE_EXAMPLE,
   origin: { real: () => "https://www.google.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GOOGLE_AI_MODE_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline }) {
+  async scrape({ page, origin, params, signal, deadline, recorder }) {
     const { hl, gl } = searchLocaleOf(params.country);
     const capture = await captureAiModeAnswer({ page, origin, prompt: params.prompt, hl, gl, signal, deadline });
+    recorder?.exchange(FOLWR, capture.exchange);
+    recorder?.snapshot(PAGE_COMPLETED, capture.pageCompleted);
     return parseAiModeCapture(capture);
   },
+  replay: (inputs) =>
+    parseAiModeCapture({ exchange: inputs.exchange(FOLWR), pageCompleted: inputs.snapshot(PAGE_COMPLETED, z.boolean()) ?? false }),
 });

@@ -4,6 +4,9 @@ import { GROK_DOMAINS, GROK_PARAMS, GrokAnswerSchema } from "./declaration";
 import { captureGrokExchange } from "./navigate";
 import { parseGrokCapture } from "./parse";
 
+/** The name the conversation exchange is recorded under in a capture file. */
+const CONVERSATION = "conversation";
+
 export const grokProvider = defineProvider({
   id: "grok",
   name: "Grok",
@@ -14,9 +17,11 @@ export const grokProvider = defineProvider({
   answer: GrokAnswerSchema,
   origin: { real: () => "https://grok.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GROK_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline }) {
+  async scrape({ page, origin, params, signal, deadline, recorder }) {
     const capture = await captureGrokExchange({ page, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
+    recorder?.exchange(CONVERSATION, capture);
     const answer = parseGrokCapture(capture);
     return { mode: params.mode, ...answer };
   },
+  replay: (inputs, params) => ({ mode: params.mode, ...parseGrokCapture(inputs.exchange(CONVERSATION)) }),
 });

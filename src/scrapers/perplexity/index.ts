@@ -1,9 +1,14 @@
 /** Perplexity (www.perplexity.ai), the answer engine (spec §2.6, §4.3): numbered web sources and related questions. */
+import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider";
 import { PERPLEXITY_DOMAINS, PERPLEXITY_PARAMS, PerplexityAnswerSchema } from "./declaration";
 import { citationMarkerNumbers } from "./markers";
 import { capturePerplexityAnswer } from "./navigate";
 import { parsePerplexityCapture } from "./parse";
+
+/** Names of the parser's inputs in a capture file: the answer stream, and the rendered answer's HTML when it was read. */
+const ANSWER_STREAM = "answer_stream";
+const ANSWER_HTML = "answer_html";
 
 export const perplexityProvider = defineProvider({
   id: "perplexity",
@@ -40,12 +45,21 @@ export const perplexityProvider = defineProvider({
   },
   origin: { real: () => "https://www.perplexity.ai" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...PERPLEXITY_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline }) {
+  async scrape({ page, origin, params, signal, deadline, recorder }) {
     const captured = await capturePerplexityAnswer({ page, origin, prompt: params.prompt, webSearch: params.web_search, signal, deadline });
+    recorder?.exchange(ANSWER_STREAM, captured.exchange);
     const answer = parsePerplexityCapture(captured.exchange);
     // the stream carries the sources; the rendered citation pills are only read when it has none for cited markers
     if (answer.sources.length > 0 || citationMarkerNumbers(answer.result_markdown ?? "").length === 0) return answer;
     const html = await captured.readAnswerHtml().catch(() => null);
+    recorder?.snapshot(ANSWER_HTML, html);
     return html === null ? answer : parsePerplexityCapture(captured.exchange, html);
+  },
+  replay(inputs) {
+    const exchange = inputs.exchange(ANSWER_STREAM);
+    const answer = parsePerplexityCapture(exchange);
+    if (answer.sources.length > 0 || citationMarkerNumbers(answer.result_markdown ?? "").length === 0) return answer;
+    const html = inputs.snapshot(ANSWER_HTML, z.string().nullable()) ?? null;
+    return html === null ? answer : parsePerplexityCapture(exchange, html);
   },
 });

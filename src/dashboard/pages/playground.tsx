@@ -1,0 +1,306 @@
+/**
+ * `/dashboard/playground`: run a scrape with one of the account's keys and see the answer, with the same request as
+ * curl, Python and JavaScript beside the form. The form's fields come from the scrapers' declarations
+ * (src/dashboard/playground/scraper-forms.ts); the page script shows only the chosen scraper's own parameters, greys
+ * out the countries it refuses, keeps the snippets in step with the form and shows a live timer while a run waits.
+ */
+import type { ApiKeySummary } from "../../accounts/keys";
+import { Ago, formatNumber } from "../format";
+import { Layout, PageHead, type SignedInFrame } from "../layout";
+import { FORM_MARKER_FIELD, FORM_MARKER_VALUE, ownFieldName, type PlaygroundInput } from "../playground/playground-input";
+import type { PlaygroundRunSummary } from "../playground/run-store";
+import { type CountryOption, type PlaygroundScraper, type ScraperField, servesCountry } from "../playground/scraper-forms";
+import type { Snippets } from "../playground/snippets";
+
+export interface PlaygroundPageData {
+  scrapers: readonly PlaygroundScraper[];
+  countries: readonly CountryOption[];
+  /** The account's active keys. */
+  keys: ApiKeySummary[];
+  input: PlaygroundInput;
+  snippets: Snippets;
+  credits: number;
+  creditsPerRequest: number;
+  recentRuns: PlaygroundRunSummary[];
+  /** The last run's failure, shown above the form (the form keeps what was typed). */
+  error?: { status: number; detail: string };
+}
+
+function countriesAttribute(codes: readonly string[] | null): string | undefined {
+  return codes === null ? undefined : codes.join(" ");
+}
+
+function OwnField({ scraper, field, value }: { scraper: PlaygroundScraper; field: ScraperField; value: string }) {
+  const id = `pg-${scraper.id}-${field.name}`;
+  const name = ownFieldName(scraper.id, field.name);
+  if (field.kind === "boolean") {
+    return (
+      <div class="field check-field">
+        <label class="check">
+          <input type="checkbox" id={id} name={name} value="true" checked={value === "true"} />
+          <code>{field.name}</code>
+          <span class="hint">(default {field.defaultValue === "true" ? "on" : "off"})</span>
+        </label>
+        <p class="hint">{field.description}</p>
+      </div>
+    );
+  }
+  return (
+    <div class="field">
+      <label for={id}>
+        <code>{field.name}</code>
+      </label>
+      {field.kind === "choice" ? (
+        <select id={id} name={name}>
+          {field.choices.map((choice) => (
+            <option value={choice} selected={choice === value}>
+              {choice === field.defaultValue ? `${choice} (default)` : choice}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input id={id} name={name} type="text" value={value} placeholder={field.defaultValue} />
+      )}
+      <p class="hint">{field.description}</p>
+    </div>
+  );
+}
+
+/** One fieldset per scraper; the page script shows the chosen one and disables the others so they are not sent. */
+function OwnParameters({ scraper, input }: { scraper: PlaygroundScraper; input: PlaygroundInput }) {
+  const chosen = scraper.id === input.scraper.id;
+  return (
+    <fieldset class="own-params" data-for-scraper={scraper.id} hidden={!chosen} disabled={!chosen}>
+      <legend>{scraper.name} parameters</legend>
+      {scraper.own.length === 0 ? (
+        <p class="hint">This scraper has no parameters of its own: prompt and country are all it takes.</p>
+      ) : (
+        scraper.own.map((field) => (
+          <OwnField scraper={scraper} field={field} value={chosen ? (input.own[field.name] ?? field.defaultValue) : field.defaultValue} />
+        ))
+      )}
+    </fieldset>
+  );
+}
+
+function CodeBlock({ id, label, code }: { id: string; label: string; code: string }) {
+  return (
+    <div class="code-block">
+      <div class="code-head">
+        <span>{label}</span>
+        <button class="btn btn-link btn-small" type="button" data-copy-text={id}>
+          Copy
+        </button>
+      </div>
+      <pre class="snippet code" id={id} data-snippet={id.replace("snippet-", "")}>
+        {code}
+      </pre>
+    </div>
+  );
+}
+
+function RecentRuns({ runs }: { runs: PlaygroundRunSummary[] }) {
+  if (runs.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="runs-title">
+      <div class="card-head">
+        <h2 id="runs-title">Your recent runs</h2>
+        <p>Runs that waited for their answer, kept 24 hours. Runs submitted as jobs are under Jobs.</p>
+      </div>
+      <div class="table-wrap">
+        <table class="responsive" data-testid="recent-runs">
+          <thead>
+            <tr>
+              <th>Scraper</th>
+              <th>Prompt</th>
+              <th>When</th>
+              <th class="actions">
+                <span class="visually-hidden">Open</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {runs.map((run) => (
+              <tr data-run-id={run.jobId}>
+                <td data-label="Scraper">
+                  <span class="mono">{run.scraper}</span>
+                </td>
+                <td data-label="Prompt">{run.prompt}</td>
+                <td data-label="When">
+                  <Ago iso={run.createdAt} />
+                </td>
+                <td class="actions">
+                  <a href={`/dashboard/results/${run.jobId}`}>View result</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+export function PlaygroundPage({ frame, data }: { frame: SignedInFrame; data: PlaygroundPageData }) {
+  const { input } = data;
+  const canRun = data.keys.length > 0;
+  const timeout = input.scraper.common.timeout;
+  return (
+    <Layout title="Playground" frame={frame}>
+      <main>
+        <PageHead title="Playground" subtitle="Try any scraper on a prompt, see the answer, and copy the same request as code." />
+        {data.error !== undefined && (
+          <div class="notice danger" role="alert" data-testid="run-error">
+            <h2>The run was refused or failed (HTTP {data.error.status})</h2>
+            <p>{data.error.detail}</p>
+            <p class="hint">Nothing was charged for it.</p>
+          </div>
+        )}
+        <div class="grid playground-grid">
+          <section class="card" aria-labelledby="run-title">
+            <div class="card-head">
+              <h2 id="run-title">Request</h2>
+            </div>
+            <form method="post" action="/dashboard/playground" id="playground-form" data-playground-form="">
+              <input type="hidden" name="_csrf" value={frame.csrf} />
+              <input type="hidden" name={FORM_MARKER_FIELD} value={FORM_MARKER_VALUE} />
+              <div class="field">
+                <label for="pg-scraper">Scraper</label>
+                <select id="pg-scraper" name="scraper" data-scraper-select="">
+                  {data.scrapers.map((scraper) => (
+                    <option
+                      value={scraper.id}
+                      selected={scraper.id === input.scraper.id}
+                      data-refused={countriesAttribute(scraper.refusedCountries)}
+                      data-allowed={countriesAttribute(scraper.allowedCountries)}
+                    >
+                      {`${scraper.name} — ${scraper.kind}`}
+                    </option>
+                  ))}
+                </select>
+                {data.scrapers.map((scraper) => (
+                  <p class="hint" data-for-scraper={scraper.id} hidden={scraper.id !== input.scraper.id}>
+                    {scraper.summary}
+                  </p>
+                ))}
+              </div>
+              <div class="field">
+                <label for="pg-prompt">Prompt</label>
+                <textarea
+                  id="pg-prompt"
+                  name="prompt"
+                  rows={4}
+                  required
+                  maxlength={4000}
+                  placeholder="What are people saying about the new Falcon launch?"
+                >
+                  {input.prompt}
+                </textarea>
+              </div>
+              <div class="field">
+                <label for="pg-country">Country</label>
+                <select id="pg-country" name="country" data-country-select="">
+                  {data.countries.map((country) => (
+                    <option
+                      value={country.code}
+                      selected={country.code === input.country}
+                      disabled={!servesCountry(input.scraper, country.code)}
+                    >
+                      {country.label}
+                    </option>
+                  ))}
+                </select>
+                <p class="hint" data-country-hint="">
+                  The request is routed through this country, so the answer is localised. Countries the scraper does not serve are greyed
+                  out.
+                </p>
+              </div>
+              {data.scrapers.map((scraper) => (
+                <OwnParameters scraper={scraper} input={input} />
+              ))}
+              <details class="more-options">
+                <summary>More options</summary>
+                <div class="field check-field">
+                  <label class="check">
+                    <input type="checkbox" id="pg-bypass-cache" name="bypass_cache" value="true" checked={input.bypassCache} />
+                    <code>bypass_cache</code>
+                  </label>
+                  <p class="hint">{input.scraper.common.bypass_cache.description}</p>
+                </div>
+                <div class="field">
+                  <label for="pg-timeout">
+                    <code>timeout</code> (seconds)
+                  </label>
+                  <input
+                    id="pg-timeout"
+                    name="timeout"
+                    type="number"
+                    inputmode="numeric"
+                    min={timeout.minimum}
+                    max={timeout.maximum}
+                    value={input.timeout}
+                    placeholder={timeout.defaultValue}
+                  />
+                  <p class="hint">{timeout.description}</p>
+                </div>
+              </details>
+              <div class="field">
+                <label for="pg-key">API key</label>
+                {canRun ? (
+                  <select id="pg-key" name="key_id" data-key-select="">
+                    {data.keys.map((key) => (
+                      <option value={key.keyId} selected={key.keyId === input.keyId} data-prefix={key.displayPrefix}>
+                        {`${key.name} (${key.displayPrefix}…)`}
+                      </option>
+                    ))}
+                  </select>
+                ) : (
+                  <p class="notice info" data-testid="no-keys">
+                    You have no active API key. <a href="/dashboard/keys">Create one</a> to run the playground: runs are made with one of
+                    your keys.
+                  </p>
+                )}
+                <p class="hint">The run is charged to this key and counts against its rate limit, like a request that carries it.</p>
+              </div>
+              <fieldset class="run-mode">
+                <legend>Run</legend>
+                <label class="check">
+                  <input type="radio" name="run" value="sync" checked={input.run === "sync"} />
+                  Wait for the answer <span class="hint">(the synchronous endpoint, with a live timer)</span>
+                </label>
+                <label class="check">
+                  <input type="radio" name="run" value="job" checked={input.run === "job"} />
+                  Submit as a job <span class="hint">(the jobs endpoint; the result page follows the job)</span>
+                </label>
+              </fieldset>
+              <p class="hint credits-note" data-testid="credits-note">
+                Each run costs {data.creditsPerRequest} credits of your balance (<strong>{formatNumber(data.credits)}</strong> left),
+                charged as for any API request with the chosen key: a run that waits is charged only when it answers; a job is charged when
+                it is submitted and refunded if every attempt fails.
+              </p>
+              <div class="run-row">
+                <button class="btn btn-primary" type="submit" disabled={!canRun} data-run-button="">
+                  Run · {data.creditsPerRequest} credits
+                </button>
+                <div class="run-status" data-run-status="" role="status" aria-live="polite" hidden>
+                  <span class="spinner" aria-hidden="true"></span>
+                  <span data-run-label="">Waiting for the answer…</span> <strong data-elapsed="">0.0 s</strong>
+                </div>
+              </div>
+            </form>
+          </section>
+          <section class="card snippets" aria-labelledby="code-title">
+            <div class="card-head">
+              <h2 id="code-title">The same request as code</h2>
+              <p>The key is masked: only its first characters are stored. Put your full key in its place.</p>
+            </div>
+            <CodeBlock id="snippet-curl" label="curl" code={data.snippets.curl} />
+            <CodeBlock id="snippet-python" label="Python (requests)" code={data.snippets.python} />
+            <CodeBlock id="snippet-javascript" label="JavaScript (fetch)" code={data.snippets.javascript} />
+          </section>
+        </div>
+        <RecentRuns runs={data.recentRuns} />
+      </main>
+    </Layout>
+  );
+}

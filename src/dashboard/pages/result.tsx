@@ -1,0 +1,312 @@
+/**
+ * `/dashboard/results/{id}`: one job or playground run, readable. The answer is rendered from `result_markdown`
+ * (sanitised: src/dashboard/playground/answer-html.ts), the scraper's lists become cards with links, and the raw JSON
+ * is one click away. A pending job is followed by the page script (a live timer, and a reload when it ends); a failed
+ * job shows its error and the prompt it was given.
+ */
+import type { Child } from "hono/jsx";
+import { Time, formatNumber } from "../format";
+import { Layout, PageHead, type SignedInFrame } from "../layout";
+import { answerHtml } from "../playground/answer-html";
+import { type ResultCard, type ResultSection, arrangeResult, isHttpUrl } from "../playground/result-sections";
+
+export type ResultStatus = "pending" | "done" | "failed";
+
+export interface ResultPageData {
+  /** A playground run that waited for its answer, or an asynchronous job (the playground's or the API's). */
+  source: "playground" | "job";
+  id: string;
+  scraper: string;
+  /** The scraper's display name ("Grok"). */
+  scraperName: string;
+  status: ResultStatus;
+  prompt: string;
+  country: string | null;
+  /** The 200 body (the job's `result`), when done. */
+  response: Readonly<Record<string, unknown>> | null;
+  error: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  attempts: number | null;
+  keyName: string | null;
+  /** Opens the playground with this request's parameters. */
+  playgroundLink: string;
+  creditsPerRequest: number;
+  /** What the API itself answers for it: `GET /jobs/{id}` for a job, the 200 body for a playground run. */
+  rawJson: unknown;
+}
+
+const STATUS_BADGES: Record<ResultStatus, { className: string; label: string }> = {
+  pending: { className: "badge warn", label: "Pending" },
+  done: { className: "badge ok", label: "Done" },
+  failed: { className: "badge bad", label: "Failed" },
+};
+
+/** 1.3 s, 42 s, 2 min 5 s. */
+export function formatElapsed(milliseconds: number): string {
+  if (milliseconds < 10_000) return `${(milliseconds / 1000).toFixed(1)} s`;
+  const seconds = Math.round(milliseconds / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+function numberField(response: Readonly<Record<string, unknown>> | null, name: string): number | null {
+  const value = response?.[name];
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function stringField(response: Readonly<Record<string, unknown>> | null, name: string): string | null {
+  const value = response?.[name];
+  return typeof value === "string" ? value : null;
+}
+
+function Fact({ label, children, testId }: { label: string; children: Child; testId?: string }) {
+  return (
+    <div class="fact">
+      <dt>{label}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </div>
+  );
+}
+
+function Facts({ data }: { data: ResultPageData }) {
+  const badge = STATUS_BADGES[data.status];
+  const elapsed = numberField(data.response, "elapsed_ms");
+  const creditsUsed = numberField(data.response, "credits_used");
+  const cached = data.response?.cached;
+  const credits =
+    data.status === "failed"
+      ? `0 (${data.creditsPerRequest} refunded)`
+      : data.status === "pending"
+        ? `${data.creditsPerRequest} (charged at submission)`
+        : formatNumber(creditsUsed ?? data.creditsPerRequest);
+  return (
+    <dl class="facts card">
+      <Fact label="Status">
+        <span class={badge.className} data-status={data.status} data-testid="result-status">
+          {badge.label}
+        </span>
+      </Fact>
+      <Fact label="Elapsed" testId="elapsed">
+        {elapsed !== null ? formatElapsed(elapsed) : <span class="hint">—</span>}
+      </Fact>
+      <Fact label="Credits" testId="credits">
+        {credits}
+      </Fact>
+      <Fact label="Cached">{typeof cached === "boolean" ? cached ? "Yes" : "No" : <span class="hint">—</span>}</Fact>
+      <Fact label="Country">{data.country ?? <span class="hint">—</span>}</Fact>
+      <Fact label="Key">{data.keyName ?? <span class="hint">—</span>}</Fact>
+      <Fact label="Submitted">
+        <Time iso={data.createdAt} />
+      </Fact>
+      {data.attempts !== null && <Fact label="Attempts">{String(data.attempts)}</Fact>}
+    </dl>
+  );
+}
+
+function Card({ card }: { card: ResultCard }) {
+  return (
+    <li class="result-card">
+      <h3>
+        {card.url === null ? (
+          card.title
+        ) : (
+          <a href={card.url} target="_blank" rel="noopener noreferrer nofollow">
+            {card.title}
+          </a>
+        )}
+      </h3>
+      {card.url !== null && <p class="card-url mono">{new URL(card.url).host}</p>}
+      {card.paragraphs.map((text) => (
+        <p class="card-text">{text}</p>
+      ))}
+      {card.lists.map((list) => (
+        <div class="card-list">
+          <span class="card-meta-label">{list.label}</span>
+          <ul>
+            {list.items.map((item) => (
+              <li>{item}</li>
+            ))}
+          </ul>
+        </div>
+      ))}
+      {card.meta.length > 0 && (
+        <p class="card-meta">
+          {card.meta.map((line, index) => (
+            <span>
+              {index > 0 && " · "}
+              {line.label !== "" && <span class="card-meta-label">{line.label} </span>}
+              {line.text}
+            </span>
+          ))}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function Section({ section }: { section: ResultSection }) {
+  const count = section.kind === "cards" ? section.cards.length : section.kind === "links" ? section.urls.length : section.items.length;
+  return (
+    <section class="card" data-section={section.field} aria-labelledby={`section-${section.field}`}>
+      <div class="card-head">
+        <h2 id={`section-${section.field}`}>{section.title}</h2>
+        <p>
+          <code>{section.field}</code> · {count}
+        </p>
+      </div>
+      {count === 0 ? (
+        <p class="hint">None in this answer.</p>
+      ) : section.kind === "cards" ? (
+        <ul class="result-cards">
+          {section.cards.map((card) => (
+            <Card card={card} />
+          ))}
+        </ul>
+      ) : section.kind === "links" ? (
+        <ul class="result-links">
+          {section.urls.map((url) => (
+            <li>
+              <a href={url} target="_blank" rel="noopener noreferrer nofollow" class="mono">
+                {url}
+              </a>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <ul class="chips">
+          {section.items.map((item) => (
+            <li>{item}</li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Answer({ response }: { response: Readonly<Record<string, unknown>> }) {
+  const markdown = stringField(response, "result_markdown");
+  const plain = stringField(response, "result") ?? "";
+  const markdownUrl = stringField(response, "markdown_url");
+  return (
+    <section class="card" aria-labelledby="answer-title">
+      <div class="card-head">
+        <h2 id="answer-title">Answer</h2>
+        {markdownUrl !== null && isHttpUrl(markdownUrl) && (
+          <p>
+            <a href={markdownUrl} target="_blank" rel="noopener" data-testid="markdown-url">
+              Hosted markdown (24 h) ↗
+            </a>
+          </p>
+        )}
+      </div>
+      {markdown !== null ? (
+        <div class="answer" data-testid="answer" dangerouslySetInnerHTML={{ __html: answerHtml(markdown) }} />
+      ) : (
+        <div class="answer plain" data-testid="answer">
+          {plain}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function RawJson({ data }: { data: ResultPageData }) {
+  return (
+    <details class="card raw-json" data-testid="raw-json">
+      <summary>Raw JSON</summary>
+      <div class="code-head">
+        <span>{data.source === "job" ? `GET /jobs/${data.id}` : `GET /scrapers/${data.scraper}: the 200 body`}</span>
+        <span>
+          {data.source === "job" && (
+            <a class="btn btn-link btn-small" href={`/jobs/${data.id}`} target="_blank" rel="noopener">
+              Open /jobs/{data.id.slice(0, 8)}… ↗
+            </a>
+          )}
+          <button class="btn btn-link btn-small" type="button" data-copy-text="raw-json-text">
+            Copy
+          </button>
+        </span>
+      </div>
+      <pre class="snippet code" id="raw-json-text">
+        {JSON.stringify(data.rawJson, null, 2)}
+      </pre>
+    </details>
+  );
+}
+
+export function ResultPage({ frame, data }: { frame: SignedInFrame; data: ResultPageData }) {
+  const arranged = data.response === null ? null : arrangeResult(data.response);
+  const what = data.source === "job" ? "Asynchronous job" : "Playground run";
+  return (
+    <Layout title={`Result ${data.id.slice(0, 8)}`} frame={frame}>
+      <main>
+        <PageHead title={`${data.scraperName} result`} subtitle={`${what} ${data.id}`}>
+          <div class="head-actions">
+            <a class="btn btn-secondary" href={data.playgroundLink}>
+              Open in the playground
+            </a>
+            {data.source === "job" && (
+              <a class="btn btn-link" href="/dashboard/jobs">
+                All jobs
+              </a>
+            )}
+          </div>
+        </PageHead>
+        {data.status === "pending" && (
+          <div class="notice info" role="status" data-job-poll={data.id} data-created-at={data.createdAt}>
+            <h2>
+              Running… <strong data-elapsed="">—</strong>
+            </h2>
+            <p>
+              The job is queued or being scraped. This page follows it and shows the answer when it is done (
+              <a href={`/dashboard/results/${data.id}`}>reload</a> if it does not).
+            </p>
+          </div>
+        )}
+        {data.status === "failed" && (
+          <div class="notice danger" role="alert" data-testid="job-error">
+            <h2>The job failed</h2>
+            <p>{data.error ?? "No error was recorded."}</p>
+            <p class="hint">
+              Every attempt failed{data.attempts !== null ? ` (${data.attempts})` : ""}; the {data.creditsPerRequest} credits were restored.
+            </p>
+          </div>
+        )}
+        <Facts data={data} />
+        <section class="card" aria-labelledby="prompt-title">
+          <div class="card-head">
+            <h2 id="prompt-title">Prompt</h2>
+            <p>
+              <span class="mono">{data.scraper}</span>
+              {data.country !== null && ` · ${data.country}`}
+            </p>
+          </div>
+          <p class="prompt-text" data-testid="prompt">
+            {data.prompt}
+          </p>
+        </section>
+        {data.response !== null && <Answer response={data.response} />}
+        {arranged !== null && arranged.details.length > 0 && (
+          <section class="card" aria-labelledby="details-title">
+            <div class="card-head">
+              <h2 id="details-title">Details</h2>
+            </div>
+            <dl class="details-list">
+              {arranged.details.map((detail) => (
+                <div data-detail={detail.field}>
+                  <dt>{detail.label}</dt>
+                  <dd>{detail.text}</dd>
+                </div>
+              ))}
+            </dl>
+          </section>
+        )}
+        {arranged?.sections.map((section) => (
+          <Section section={section} />
+        ))}
+        <RawJson data={data} />
+      </main>
+    </Layout>
+  );
+}

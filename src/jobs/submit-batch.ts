@@ -1,0 +1,182 @@
+/**
+ * Batch submission: up to 500 jobs of one scraper in one request, charged all at once or not at all. The order makes
+ * every step safe to repeat for the same batch id (what an Idempotency-Key retry of an interrupted submission does):
+ * the batch row with its job ids → one atomic charge for all of them → their index rows → their Durable Objects →
+ * their queue messages → `accepted`. If the jobs cannot be created, every job is failed and refunded and the caller
+ * gets a 503; a queue chunk that cannot be sent fails (and refunds) only its own jobs.
+ */
+import { getAccount } from "../accounts/accounts";
+import type { AuthenticatedKey } from "../auth/api-keys";
+import { chargeBatchCredits, refundCredits } from "../credits/ledger";
+import { ServiceError } from "../errors";
+import { requireProvider } from "../scrape/pipeline";
+import type { BatchRequest } from "./batch-request";
+import { acceptBatch, discardBatch, loadBatch, markBatchJobsFailed, openBatch } from "./batch-store";
+import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
+import { recordBatchJobs } from "./job-index";
+import { jobStub } from "./job-record";
+import type { JobMessage } from "./job-types";
+
+export const BATCH_FAILED_DETAIL = "The batch could not be queued; no credits were charged. Retry shortly.";
+export const UNQUEUED_JOB_ERROR = "The job could not be queued.";
+/** Longer than a 500-item submission takes; a claim older than this belongs to a request that died. */
+const BATCH_CLAIM_LOCK_MS = 60_000;
+/** Durable Object creations in flight at once. */
+const CREATE_CONCURRENCY = 25;
+/** Queues take at most 100 messages per sendBatch. */
+const SEND_CHUNK = 100;
+
+export interface SubmittedBatch {
+  batchId: string;
+  jobIds: string[];
+  creditsRemaining: number;
+  replayed?: boolean;
+}
+
+export interface BatchSubmission extends BatchRequest {
+  baseUrl: string;
+  idempotencyKey?: string;
+}
+
+export async function submitBatch(env: Env, submission: BatchSubmission, key: AuthenticatedKey): Promise<SubmittedBatch> {
+  const idempotencyKey = parseIdempotencyKey(submission.idempotencyKey);
+  if (idempotencyKey === undefined) return createBatch(env, submission, key, crypto.randomUUID());
+  return withIdempotencyKey(
+    env.DB,
+    {
+      accountId: key.accountId,
+      key: idempotencyKey,
+      kind: "batch",
+      fingerprint: await requestFingerprint("batch", {
+        scraper: submission.scraper,
+        items: submission.items,
+        webhook_url: submission.webhookUrl,
+      }),
+      newResourceId: crypto.randomUUID(),
+      lockMs: BATCH_CLAIM_LOCK_MS,
+    },
+    {
+      run: (batchId) => createBatch(env, submission, key, batchId),
+      replay: async (batchId) => {
+        const batch = await loadBatch(env.DB, batchId);
+        if (batch === null) throw new Error(`batch ${batchId} of a completed idempotency key is missing`);
+        return { batchId, jobIds: batch.jobIds, creditsRemaining: await balanceOf(env, key.accountId), replayed: true };
+      },
+    },
+  );
+}
+
+async function balanceOf(env: Env, accountId: string): Promise<number> {
+  return (await getAccount(env.DB, accountId))?.credits ?? 0;
+}
+
+/** Runs `work` over `items` with at most `limit` at a time; returns the items whose work threw. */
+async function settleEach<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<T[]> {
+  const failed: T[] = [];
+  // One iterator shared by the workers: each takes the next item synchronously, so none is taken twice.
+  const queue = items.entries();
+  const worker = async () => {
+    for (const [index, item] of queue) {
+      try {
+        await work(item, index);
+      } catch (error) {
+        console.error("batch: a job step failed", error);
+        failed.push(item);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return failed;
+}
+
+async function createBatch(env: Env, submission: BatchSubmission, key: AuthenticatedKey, batchId: string): Promise<SubmittedBatch> {
+  requireProvider(submission.scraper);
+  const now = new Date();
+  const batch = await openBatch(env.DB, {
+    batchId,
+    accountId: key.accountId,
+    keyId: key.keyId,
+    scraper: submission.scraper,
+    webhookUrl: submission.webhookUrl,
+    jobIds: submission.items.map(() => crypto.randomUUID()),
+    createdAt: now.toISOString(),
+  });
+  if (batch.accountId !== key.accountId || batch.jobIds.length !== submission.items.length) {
+    throw new Error(`batch ${batchId} does not match the submission resuming it`);
+  }
+  let creditsRemaining: number;
+  try {
+    creditsRemaining = await chargeBatchCredits(env.DB, {
+      accountId: key.accountId,
+      operationIds: batch.jobIds,
+      scraper: submission.scraper,
+      keyId: key.keyId,
+    });
+  } catch (error) {
+    await discardBatch(env.DB, batchId).catch((cause: unknown) => console.error(`batch ${batchId}: could not discard`, cause));
+    throw error;
+  }
+  const createdAt = Date.parse(batch.createdAt);
+  const jobs = submission.items.map((params, index) => {
+    const jobId = batch.jobIds[index];
+    if (jobId === undefined) throw new Error(`batch ${batchId} has no job id for item ${index}`);
+    return { jobId, index, params };
+  });
+  try {
+    await recordBatchJobs(
+      env.DB,
+      { batchId, accountId: key.accountId, keyId: key.keyId, scraper: submission.scraper, createdAt: batch.createdAt },
+      jobs.map((job) => ({ jobId: job.jobId, batchIndex: job.index })),
+    );
+  } catch (cause) {
+    await refundAll(env, key.accountId, batch.jobIds);
+    throw new ServiceError(503, BATCH_FAILED_DETAIL, { retryable: true, retryAfterSeconds: 5, cause });
+  }
+  const notCreated = await settleEach(jobs, CREATE_CONCURRENCY, async (job) => {
+    await jobStub(env, job.jobId).create({
+      jobId: job.jobId,
+      scraper: submission.scraper,
+      params: job.params,
+      accountId: key.accountId,
+      keyId: key.keyId,
+      baseUrl: submission.baseUrl,
+      createdAt,
+      batchId,
+      webhookUrl: submission.webhookUrl,
+    });
+  });
+  if (notCreated.length > 0) {
+    await abandonJobs(env, key.accountId, batch.jobIds, "The batch could not be created.");
+    await markBatchJobsFailed(env.DB, batchId, new Date()).catch((cause: unknown) => console.error(`batch ${batchId}: index`, cause));
+    throw new ServiceError(503, BATCH_FAILED_DETAIL, { retryable: true, retryAfterSeconds: 5 });
+  }
+  const chunks: string[][] = [];
+  for (let start = 0; start < batch.jobIds.length; start += SEND_CHUNK) chunks.push(batch.jobIds.slice(start, start + SEND_CHUNK));
+  const unsent = await settleEach(chunks, 1, async (chunk) => {
+    const messages = chunk.map((jobId) => ({ body: { jobId } satisfies JobMessage }));
+    // One retry: a chunk is all-or-nothing, and its jobs are failed (and refunded) if it cannot be sent.
+    await env.JOBS.sendBatch(messages).catch(() => env.JOBS.sendBatch(messages));
+  });
+  if (unsent.length > 0) {
+    await abandonJobs(env, key.accountId, unsent.flat(), UNQUEUED_JOB_ERROR);
+    creditsRemaining = await balanceOf(env, key.accountId);
+  }
+  await acceptBatch(env.DB, batchId);
+  return { batchId, jobIds: batch.jobIds, creditsRemaining };
+}
+
+async function refundAll(env: Env, accountId: string, jobIds: readonly string[]): Promise<void> {
+  await settleEach(jobIds, CREATE_CONCURRENCY, async (jobId) => {
+    await refundCredits(env.DB, accountId, jobId, "batch could not be created");
+  });
+}
+
+/** Fails every given job that exists (its object refunds it) and refunds those that do not (refunds happen once). */
+async function abandonJobs(env: Env, accountId: string, jobIds: readonly string[], error: string): Promise<void> {
+  await settleEach(jobIds, CREATE_CONCURRENCY, async (jobId) => {
+    await jobStub(env, jobId)
+      .fail(error)
+      .catch((cause: unknown) => console.error(`batch job ${jobId}: could not be failed`, cause));
+    await refundCredits(env.DB, accountId, jobId, "job could not be queued");
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * Per-account slots in D1 (table `account_slots`): one row per running synchronous scrape or job attempt of an
+ * account. Taking a slot is a single conditional INSERT (count and insert in one statement, so two concurrent requests
+ * cannot both take the last slot). A request's row is deleted when it is given back; a job attempt's row is kept,
+ * marked released, for RECENT_SHARE_WINDOW_MS, because fair turns compare how many attempts accounts started
+ * recently. A holder that dies without giving its slot back (an isolate evicted mid-request) cannot block its account
+ * for long: the row stops counting as running at `expires_at`, the work's own deadline plus a grace period.
+ */
+
+export type SlotKind = "request" | "job";
+
+/** Job attempts started within this window are an account's recent share, and jobs submitted within it can be waiting. */
+export const RECENT_SHARE_WINDOW_MS = 10 * 60_000;
+
+export interface SlotRequest {
+  accountId: string;
+  kind: SlotKind;
+  /** How many slots of this kind the account may hold at once. */
+  limit: number;
+  /** How long the slot counts as running if it is never given back. */
+  ttlMs: number;
+  /** The job whose attempt this is (kind `job`). */
+  jobId?: string;
+}
+
+export interface Slot {
+  slotId: string;
+  kind: SlotKind;
+}
+
+export type SlotOutcome = { taken: true; slot: Slot } | { taken: false; inUse: number; retryAfterSeconds: number };
+
+const RUNNING = "released_at IS NULL AND expires_at > ?";
+
+/** Takes a slot for the account, or says how many it already holds and when the first of them would lapse. */
+export async function takeAccountSlot(db: D1Database, request: SlotRequest, now = Date.now()): Promise<SlotOutcome> {
+  const slotId = crypto.randomUUID();
+  const [, inserted] = await db.batch([
+    // Housekeeping of this account's rows that neither run nor count towards its recent share any more.
+    db
+      .prepare("DELETE FROM account_slots WHERE account_id = ? AND (released_at IS NOT NULL OR expires_at <= ?) AND acquired_at <= ?")
+      .bind(request.accountId, now, now - RECENT_SHARE_WINDOW_MS),
+    db
+      .prepare(
+        `INSERT INTO account_slots (slot_id, account_id, kind, job_id, acquired_at, expires_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6
+         WHERE (SELECT COUNT(*) FROM account_slots WHERE account_id = ?2 AND kind = ?3 AND released_at IS NULL AND expires_at > ?5) < ?7`,
+      )
+      .bind(slotId, request.accountId, request.kind, request.jobId ?? null, now, now + request.ttlMs, request.limit),
+  ]);
+  if (inserted !== undefined && inserted.meta.changes === 1) return { taken: true, slot: { slotId, kind: request.kind } };
+  const usage = await db
+    .prepare(
+      `SELECT COUNT(*) AS in_use, MIN(expires_at) AS first_expiry FROM account_slots WHERE account_id = ? AND kind = ? AND ${RUNNING}`,
+    )
+    .bind(request.accountId, request.kind, now)
+    .first<{ in_use: number; first_expiry: number | null }>();
+  // Slots usually come back long before they lapse; the hint is a few seconds, never more than the lapse.
+  const lapseSeconds = usage?.first_expiry == null ? 1 : Math.ceil((usage.first_expiry - now) / 1000);
+  return { taken: false, inUse: usage?.in_use ?? request.limit, retryAfterSeconds: Math.max(1, Math.min(5, lapseSeconds)) };
+}
+
+/** Gives a slot back; best effort (a slot that cannot be given back stops counting at its expiry). */
+export async function giveBackAccountSlot(db: D1Database, slot: Slot, now = Date.now()): Promise<void> {
+  const statement =
+    slot.kind === "request"
+      ? db.prepare("DELETE FROM account_slots WHERE slot_id = ?").bind(slot.slotId)
+      : db.prepare("UPDATE account_slots SET released_at = ? WHERE slot_id = ?").bind(now, slot.slotId);
+  await statement.run().catch((error: unknown) => console.error("Could not give back an account slot (it lapses on its own)", error));
+}
+
+/**
+ * Whether another account should go before `accountId`: it has a job that was submitted recently, has never started,
+ * could start (that account is below `limit` running attempts), and that account started fewer attempts than this one
+ * in the recent window. A queue is first in, first out; answering yes here is what lets a light account's job pass a
+ * heavy account's backlog even when the consumer runs one job at a time.
+ */
+export async function anotherAccountGoesFirst(db: D1Database, accountId: string, limit: number, now = Date.now()): Promise<boolean> {
+  const windowStart = now - RECENT_SHARE_WINDOW_MS;
+  const row = await db
+    .prepare(
+      `WITH mine AS (SELECT COUNT(*) AS served FROM account_slots WHERE account_id = ?1 AND kind = 'job' AND acquired_at > ?2)
+       SELECT EXISTS (
+         SELECT 1 FROM jobs j, mine
+         WHERE j.status = 'pending' AND j.account_id != ?1 AND j.created_at > ?3
+           AND NOT EXISTS (SELECT 1 FROM account_slots s WHERE s.job_id = j.job_id)
+           AND (SELECT COUNT(*) FROM account_slots s WHERE s.account_id = j.account_id AND s.kind = 'job'
+                AND s.released_at IS NULL AND s.expires_at > ?4) < ?5
+           AND (SELECT COUNT(*) FROM account_slots s WHERE s.account_id = j.account_id AND s.kind = 'job' AND s.acquired_at > ?2)
+               < mine.served
+       ) AS others_first`,
+    )
+    .bind(accountId, windowStart, new Date(windowStart).toISOString(), now, limit)
+    .first<{ others_first: number }>();
+  return row?.others_first === 1;
+}
+
+export interface AccountSlotUsage {
+  requests: number;
+  jobs: number;
+}
+
+/** What the account has running now (the dashboard and the operator API show it next to the limits). */
+export async function accountSlotUsage(db: D1Database, accountId: string, now = Date.now()): Promise<AccountSlotUsage> {
+  const { results } = await db
+    .prepare(`SELECT kind, COUNT(*) AS in_use FROM account_slots WHERE account_id = ? AND ${RUNNING} GROUP BY kind`)
+    .bind(accountId, now)
+    .all<{ kind: SlotKind; in_use: number }>();
+  const count = (kind: SlotKind) => results.find((row) => row.kind === kind)?.in_use ?? 0;
+  return { requests: count("request"), jobs: count("job") };
+}

@@ -1,0 +1,158 @@
+/**
+ * What an MCP tool call does: the same validation, pipeline and charging as the HTTP API. A scrape tool validates its
+ * arguments with the provider's query schema (same rules, same `detail`), then runs `scrapeSynchronously` within the
+ * account's bound on scrapes in flight (3 credits, charged only on an answer) or, with `as_job`, `submitJob`; `get_job`
+ * reads the job's record. Failures are tool results with `isError` and the client-safe `detail`, so the assistant can
+ * read them and correct itself.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { AuthenticatedKey } from "../auth/api-keys";
+import { InvalidParameterError, NotFoundError, TooManyRequestsError, toServiceError } from "../errors";
+import { tooManyRequestsInFlightDetail } from "../http/account-admission";
+import { JOB_NOT_FOUND_DETAIL } from "../http/jobs";
+import { describeValidationError, isCommonParams, type ScrapeParams } from "../params/common-params";
+import { jobStub } from "../jobs/job-record";
+import type { JobView } from "../jobs/job-types";
+import { submitJob } from "../jobs/submit";
+import { accountLimits } from "../limits/account-limits";
+import { giveBackAccountSlot, takeAccountSlot } from "../limits/account-slots";
+import { type SyncScrapeOutcome, scrapeSynchronously } from "../scrape/sync-scrape";
+import { type AnyProvider, acceptedParameterNames, querySchemaOf } from "../scrapers/registry";
+import { AS_JOB_ARGUMENT, JOB_STATUS_TOOL } from "./tool-definitions";
+
+/** What a tool call needs of the HTTP request that carried it. */
+export interface ToolCallContext {
+  env: Env;
+  key: AuthenticatedKey;
+  /** This deployment's origin, for `markdown_url`. */
+  baseUrl: string;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** As `accountRequestSlot` (src/http/account-admission.ts): how long an unreturned slot outlives the scrape's timeout. */
+const SLOT_GRACE_MS = 30_000;
+
+function structuredResult(value: Record<string, unknown>, note?: string): CallToolResult {
+  const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(value) }];
+  if (note !== undefined) content.push({ type: "text", text: note });
+  return { content, structuredContent: value };
+}
+
+/** A failure as the assistant sees it: only the client-safe detail (and when to retry), never an internal message. */
+export function errorResult(error: unknown): CallToolResult {
+  const serviceError = toServiceError(error);
+  if (serviceError.status >= 500) console.error(`MCP tool call -> ${serviceError.status}`, serviceError.cause ?? error);
+  const retry = serviceError.retryAfterSeconds === undefined ? "" : ` Retry after ${serviceError.retryAfterSeconds} seconds.`;
+  return {
+    isError: true,
+    content: [{ type: "text", text: `${serviceError.detail}${retry}` }],
+    _meta: {
+      status: serviceError.status,
+      ...(serviceError.retryAfterSeconds === undefined ? {} : { retry_after: serviceError.retryAfterSeconds }),
+    },
+  };
+}
+
+/**
+ * The tool's JSON arguments as the query string the HTTP API would receive, validated by the provider's own schema:
+ * booleans and numbers become their text, so `bypass_cache: true` and `?bypass_cache=true` are the same request.
+ */
+function scrapeParamsOf(provider: AnyProvider, args: Record<string, unknown>): ScrapeParams {
+  const query: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (name === "api_key") {
+      throw new InvalidParameterError(
+        "api_key: the API key goes with the MCP connection (X-API-Key header or api_key in the /mcp URL), not in tool arguments",
+      );
+    }
+    if (value === undefined || value === null) continue;
+    if (typeof value === "string") query[name] = value;
+    else if (typeof value === "number" || typeof value === "boolean") query[name] = String(value);
+    else throw new InvalidParameterError(`${name}: must be a string, a number or a boolean`);
+  }
+  const parsed = querySchemaOf(provider).safeParse(query);
+  if (!parsed.success) {
+    const accepted = acceptedParameterNames(provider).filter((name) => name !== "api_key");
+    throw new InvalidParameterError(describeValidationError(provider.id, [...accepted, AS_JOB_ARGUMENT], parsed.error));
+  }
+  // Same check as the HTTP route: the schema's static type cannot name a provider's own parameters.
+  if (!isCommonParams(parsed.data)) throw new InvalidParameterError("Invalid parameters.");
+  return parsed.data;
+}
+
+function asJobFlag(value: unknown): boolean {
+  if (value === undefined || value === null || value === false) return false;
+  if (value === true) return true;
+  throw new InvalidParameterError(`${AS_JOB_ARGUMENT}: must be a boolean`);
+}
+
+/**
+ * A synchronous scrape within the account's bound on scrapes in flight, exactly as the HTTP route's
+ * `accountRequestSlot` middleware applies it (refused before any charge), so MCP is no way around fair sharing.
+ */
+async function scrapeInAccountSlot(context: ToolCallContext, provider: AnyProvider, params: ScrapeParams): Promise<SyncScrapeOutcome> {
+  const { concurrentRequests } = accountLimits(context.env);
+  const outcome = await takeAccountSlot(context.env.DB, {
+    accountId: context.key.accountId,
+    kind: "request",
+    limit: concurrentRequests,
+    ttlMs: params.timeout * 1000 + SLOT_GRACE_MS,
+  });
+  if (!outcome.taken) throw new TooManyRequestsError(tooManyRequestsInFlightDetail(concurrentRequests), outcome.retryAfterSeconds);
+  try {
+    return await scrapeSynchronously(
+      context.env,
+      { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: context.baseUrl, startedAt: Date.now() },
+      context.key,
+    );
+  } finally {
+    await giveBackAccountSlot(context.env.DB, outcome.slot);
+  }
+}
+
+/** `scrape_<scraper>`: the answer, or with `as_job` the submitted job; charged exactly like the HTTP API. */
+export async function callScrapeTool(
+  context: ToolCallContext,
+  provider: AnyProvider,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  try {
+    const { [AS_JOB_ARGUMENT]: asJob, ...queryArguments } = args;
+    const wantsJob = asJobFlag(asJob);
+    const params = scrapeParamsOf(provider, queryArguments);
+    if (wantsJob) {
+      const { jobId, creditsRemaining } = await submitJob(
+        context.env,
+        { scraper: provider.id, params, baseUrl: context.baseUrl },
+        context.key,
+      );
+      const result = structuredResult(
+        { job_id: jobId, status: "pending" },
+        `Job submitted. Call ${JOB_STATUS_TOOL} with this job_id every few seconds until its status is done or failed.`,
+      );
+      return { ...result, _meta: { credits_remaining: creditsRemaining } };
+    }
+    const { response, creditsRemaining } = await scrapeInAccountSlot(context, provider, params);
+    return { ...structuredResult(response), _meta: { credits_remaining: creditsRemaining } };
+  } catch (error) {
+    return errorResult(error);
+  }
+}
+
+/** The job as `GET /jobs/{job_id}` shows it (the Durable Object's RPC result, typed as the view it returns). */
+async function readJobView(env: Env, jobId: string): Promise<JobView | null> {
+  return jobStub(env, jobId).view();
+}
+
+/** `get_job`: the job's status as `GET /jobs/{job_id}` shows it. */
+export async function callJobStatusTool(context: ToolCallContext, args: Record<string, unknown>): Promise<CallToolResult> {
+  try {
+    const jobId = typeof args.job_id === "string" ? args.job_id.trim().toLowerCase() : "";
+    if (!UUID_PATTERN.test(jobId)) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
+    const view = await readJobView(context.env, jobId);
+    if (view === null) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
+    return structuredResult({ ...view });
+  } catch (error) {
+    return errorResult(error);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * The Cron Trigger (wrangler.toml [triggers] crons): a canary round, the retention sweep of the outcome log, and a
+ * fresh status snapshot so the round's result is on the status page at once.
+ */
+import { runCanaryRound } from "./canaries";
+import { pruneScrapeOutcomes } from "./outcome-log";
+import { refreshStatusSnapshot } from "./status-snapshot";
+
+/**
+ * Every cron of this Worker runs the canaries (there is one). The round starts now rather than at
+ * `controller.scheduledTime`: a round is identified by its start, and two manual runs must never share one.
+ */
+export async function handleScheduled(_controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
+  await runCanaryRound(env, Date.now());
+  await pruneScrapeOutcomes(env.DB);
+  await refreshStatusSnapshot(env.DB);
+}

@@ -1,0 +1,62 @@
+/**
+ * Up, degraded or down: the thresholds of the status page (docs/status.md) as one pure function of the last hour's
+ * figures and the provider's latest canary rounds.
+ */
+import type { ProviderState, ServiceStatus, WindowFigures } from "./status-schema";
+
+export const STATUS_THRESHOLDS = {
+  /** Consecutive canary rounds in which every canary failed that make a provider down (one alone is a blip). */
+  failedRoundsForDown: 2,
+  /** A success rate over the last hour (canaries and traffic together) below this is degraded… */
+  degradedBelowRate: 0.9,
+  /** …and below this is down… */
+  downBelowRate: 0.5,
+  /** …judged only from this many scrapes in the hour, so one failed canary of six is not read as 83 %. */
+  minScrapesForRate: 10,
+} as const;
+
+/** One canary round of one provider: its canaries (one per country) and how many of them failed. */
+export interface CanaryRound {
+  roundAt: number;
+  canaries: number;
+  failed: number;
+}
+
+export interface ProviderEvidence {
+  lastHour: { canaries: WindowFigures; traffic: WindowFigures };
+  /** The provider's canary rounds of the last hour, newest first. */
+  recentRounds: readonly CanaryRound[];
+}
+
+/**
+ * - down: the last 2 canary rounds failed on every canary, or ≥ 10 scrapes in the last hour with a success rate < 50 %;
+ * - degraded: otherwise, a canary of the latest round failed, or ≥ 10 scrapes in the hour with a success rate < 90 %;
+ * - up: otherwise, with at least one scrape (canary or customer) in the last hour;
+ * - unknown: no scrape at all in the last hour.
+ */
+export function providerState({ lastHour, recentRounds }: ProviderEvidence): ProviderState {
+  const scrapes = lastHour.canaries.scrapes + lastHour.traffic.scrapes;
+  if (scrapes === 0) return "unknown";
+  const succeeded = lastHour.canaries.succeeded + lastHour.traffic.succeeded;
+  const rate = succeeded / scrapes;
+  const rated = scrapes >= STATUS_THRESHOLDS.minScrapesForRate;
+
+  const lastRounds = recentRounds.slice(0, STATUS_THRESHOLDS.failedRoundsForDown);
+  const failingRounds =
+    lastRounds.length === STATUS_THRESHOLDS.failedRoundsForDown &&
+    lastRounds.every((round) => round.canaries > 0 && round.failed === round.canaries);
+  if (failingRounds || (rated && rate < STATUS_THRESHOLDS.downBelowRate)) return "down";
+
+  const latestRoundFailed = (recentRounds[0]?.failed ?? 0) > 0;
+  if (latestRoundFailed || (rated && rate < STATUS_THRESHOLDS.degradedBelowRate)) return "degraded";
+  return "up";
+}
+
+/** The whole service: up when no provider is degraded or down, down when every provider with data is down. */
+export function serviceState(states: readonly ProviderState[]): ServiceStatus["status"] {
+  const known = states.filter((state) => state !== "unknown");
+  if (known.length === 0) return "unknown";
+  if (known.every((state) => state === "down")) return "down";
+  if (known.some((state) => state === "down" || state === "degraded")) return "degraded";
+  return "up";
+}

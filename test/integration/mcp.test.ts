@@ -1,0 +1,235 @@
+/**
+ * The MCP server at /mcp, driven by the official SDK's client over streamable HTTP into the real Worker: the tools
+ * derive from the providers' declarations, a call is a charged scrape through the same pipeline (a cached answer, so
+ * no browser is needed), errors carry the API's client-safe detail, and the endpoint wants the API key.
+ */
+import { env, exports } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MISSING_KEY_DETAIL } from "../../src/auth/api-keys";
+import { tooManyRequestsInFlightDetail } from "../../src/http/account-admission";
+import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
+import { accountLimits } from "../../src/limits/account-limits";
+import { giveBackAccountSlot, takeAccountSlot } from "../../src/limits/account-slots";
+import { GROK_MODES } from "../../src/scrapers/grok/declaration";
+import { acceptedParameterNames, allProviders, SCRAPER_IDS } from "../../src/scrapers/registry";
+import { seedCachedGrokAnswer } from "./account-helpers";
+import { api, BASE, balanceOf, createTestAccount, ledgerOf } from "./helpers";
+
+const openClients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(openClients.splice(0).map((client) => client.close()));
+});
+
+/** An MCP client connected to this Worker's /mcp with `apiKey` in the X-API-Key header. */
+async function connect(apiKey: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    requestInit: { headers: { "X-API-Key": apiKey } },
+  });
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  openClients.push(client);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  return CallToolResultSchema.parse(await client.callTool({ name, arguments: args }));
+}
+
+function textOf(result: CallToolResult): string {
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
+
+/** The parts of a tool's input schema the tests read. */
+const InputSchemaShape = z.looseObject({
+  properties: z.record(z.string(), z.looseObject({ type: z.string().optional(), enum: z.array(z.string()).optional() })),
+  required: z.array(z.string()).optional(),
+  additionalProperties: z.boolean().optional(),
+});
+
+function inputOf(tools: Array<{ name: string; inputSchema: unknown }>, name: string): z.infer<typeof InputSchemaShape> {
+  return InputSchemaShape.parse(tools.find((tool) => tool.name === name)?.inputSchema);
+}
+
+describe("MCP tools", () => {
+  it("lists one scrape tool per declared provider, with the provider's parameters as typed inputs, and get_job", async () => {
+    const { apiKey } = await createTestAccount();
+    const client = await connect(apiKey);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([...SCRAPER_IDS.map((id) => `scrape_${id}`), "get_job"]);
+    for (const provider of allProviders()) {
+      const input = inputOf(tools, `scrape_${provider.id}`);
+      const declared = acceptedParameterNames(provider).filter((name) => name !== "api_key");
+      expect(Object.keys(input.properties).sort(), provider.id).toEqual([...declared, "as_job"].sort());
+      expect(input.required, provider.id).toEqual(["prompt"]);
+      expect(input.additionalProperties, provider.id).toBe(false);
+      expect(tools.find((tool) => tool.name === `scrape_${provider.id}`)?.outputSchema?.type, provider.id).toBe("object");
+    }
+    const grok = inputOf(tools, "scrape_grok");
+    expect(grok.properties.mode).toMatchObject({ type: "string", enum: [...GROK_MODES], default: "MODEL_MODE_AUTO" });
+    expect(grok.properties.bypass_cache).toMatchObject({ type: "boolean", default: false });
+    expect(grok.properties.timeout).toMatchObject({ type: "number", minimum: 10, maximum: 600, default: 300 });
+    expect(inputOf(tools, "scrape_chatgpt").properties.markdown_json).toMatchObject({ type: "boolean", default: false });
+    expect(inputOf(tools, "get_job").required).toEqual(["job_id"]);
+  });
+
+  it("a scrape tool call is a charged scrape through the same pipeline, with the answer as structured content", async () => {
+    const account = await createTestAccount(1500);
+    const prompt = "What do people say about the MCP launch?";
+    await seedCachedGrokAnswer(prompt, account.accountId);
+    const client = await connect(account.apiKey);
+    const result = await call(client, "scrape_grok", { prompt, bypass_cache: false });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      scraper: "grok",
+      status: "done",
+      prompt,
+      country: "US",
+      mode: "MODEL_MODE_AUTO",
+      result: `Cached answer to: ${prompt}`,
+      credits_used: 3,
+      cached: true,
+    });
+    expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    expect(result._meta).toEqual({ credits_remaining: 1497 });
+    expect(await balanceOf(account.accountId)).toBe(1497);
+    const ledger = await ledgerOf(account.accountId);
+    expect(ledger.filter((entry) => entry.kind === "charge").map((entry) => entry.delta)).toEqual([-3]);
+  });
+
+  it("invalid arguments are tool errors with the API's own detail, and nothing is charged", async () => {
+    const account = await createTestAccount(1500);
+    const client = await connect(account.apiKey);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ prompt: "   " }, "prompt: must be 1 to 4000 characters and not blank"],
+      [{ prompt: "hello", mode: "MODEL_MODE_TURBO" }, "mode: must be one of MODEL_MODE_AUTO, MODEL_MODE_FAST, MODEL_MODE_EXPERT"],
+      [{ prompt: "hello", country: "JP" }, "country: JP is not supported by the grok scraper"],
+      [{ prompt: "hello", timeout: 5 }, "timeout: must be a number of seconds from 10 to 600"],
+      [
+        { prompt: "hello", foo: 1 },
+        "Unknown parameter: foo. The grok scraper accepts: prompt, country, bypass_cache, timeout, mode, as_job.",
+      ],
+      [{ prompt: "hello", api_key: account.apiKey }, "api_key: the API key goes with the MCP connection"],
+      [{ prompt: "hello", as_job: "yes" }, "as_job: must be a boolean"],
+    ];
+    for (const [args, detail] of cases) {
+      const result = await call(client, "scrape_grok", args);
+      expect(result.isError, JSON.stringify(args)).toBe(true);
+      expect(textOf(result), JSON.stringify(args)).toContain(detail);
+      expect(textOf(result)).not.toContain(account.apiKey);
+    }
+    expect(await balanceOf(account.accountId)).toBe(1500);
+  });
+
+  it("an account without credits gets the 429 detail and when to retry, and is not charged", async () => {
+    const account = await createTestAccount(2);
+    const prompt = "Credits check over MCP";
+    await seedCachedGrokAnswer(prompt, account.accountId);
+    const client = await connect(account.apiKey);
+    const result = await call(client, "scrape_grok", { prompt });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Credit limit reached: .* Top up to continue\.$/);
+    expect(result._meta).toMatchObject({ status: 429 });
+    expect(await balanceOf(account.accountId)).toBe(2);
+  });
+
+  it("a scrape tool respects the account's bound on scrapes in flight, like the HTTP route (refused before any charge)", async () => {
+    const account = await createTestAccount(1500);
+    const prompt = "Fair sharing over MCP";
+    await seedCachedGrokAnswer(prompt, account.accountId);
+    const { concurrentRequests } = accountLimits(env);
+    const held = [];
+    for (let index = 0; index < concurrentRequests; index += 1) {
+      const outcome = await takeAccountSlot(env.DB, {
+        accountId: account.accountId,
+        kind: "request",
+        limit: concurrentRequests,
+        ttlMs: 60_000,
+      });
+      if (outcome.taken) held.push(outcome.slot);
+    }
+    expect(held).toHaveLength(concurrentRequests);
+    const client = await connect(account.apiKey);
+    const refused = await call(client, "scrape_grok", { prompt });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain(tooManyRequestsInFlightDetail(concurrentRequests));
+    expect(refused._meta).toMatchObject({ status: 429 });
+    expect(await balanceOf(account.accountId)).toBe(1500);
+    for (const slot of held.slice(0, 1)) await giveBackAccountSlot(env.DB, slot);
+    const served = await call(client, "scrape_grok", { prompt });
+    expect(served.isError).toBeFalsy();
+    expect(await balanceOf(account.accountId)).toBe(1497);
+  });
+
+  it("as_job submits a charged job, and get_job follows it to done with the full answer", async () => {
+    const account = await createTestAccount(1500);
+    const prompt = "An MCP job about the launch";
+    await seedCachedGrokAnswer(prompt, account.accountId);
+    const client = await connect(account.apiKey);
+    const submitted = await call(client, "scrape_grok", { prompt, as_job: true });
+    expect(submitted.isError).toBeFalsy();
+    expect(submitted.structuredContent).toMatchObject({ status: "pending" });
+    expect(textOf(submitted)).toContain("get_job");
+    const jobId = String(submitted.structuredContent?.job_id);
+    expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await balanceOf(account.accountId)).toBe(1497);
+
+    const deadline = Date.now() + 60_000;
+    let status = await call(client, "get_job", { job_id: jobId });
+    while (status.structuredContent?.status === "pending" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = await call(client, "get_job", { job_id: jobId });
+    }
+    expect(status.structuredContent).toMatchObject({ job_id: jobId, status: "done", scraper: "grok" });
+    expect(status.structuredContent?.result).toMatchObject({ prompt, result: `Cached answer to: ${prompt}`, cached: true });
+    expect(await balanceOf(account.accountId)).toBe(1497);
+
+    const unknown = await call(client, "get_job", { job_id: crypto.randomUUID() });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toBe(JOB_NOT_FOUND_DETAIL);
+  });
+
+  it("an unknown tool is a protocol error", async () => {
+    const { apiKey } = await createTestAccount();
+    const client = await connect(apiKey);
+    await expect(client.callTool({ name: "scrape_nothing", arguments: { prompt: "x" } })).rejects.toThrow(/Unknown tool: scrape_nothing/);
+  });
+});
+
+describe("MCP endpoint", () => {
+  it("needs the API key: without one the client cannot connect, and the answer is 401 {detail}", async () => {
+    await expect(connect("sk_not_a_key")).rejects.toThrow();
+    const response = await api("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ detail: MISSING_KEY_DETAIL });
+  });
+
+  it("takes the key as the api_key query parameter too", async () => {
+    const { apiKey } = await createTestAccount();
+    const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp?api_key=${encodeURIComponent(apiKey)}`), {
+      fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    });
+    const client = new Client({ name: "mcp-test", version: "1.0.0" });
+    await client.connect(transport);
+    openClients.push(client);
+    expect((await client.listTools()).tools.length).toBe(SCRAPER_IDS.length + 1);
+  });
+
+  it("serves POST only (stateless: no stream to open, no session to end): GET and DELETE are 405 with Allow", async () => {
+    const { apiKey } = await createTestAccount();
+    for (const method of ["GET", "DELETE"]) {
+      const response = await api("/mcp", { method, apiKey, headers: { accept: "text/event-stream" } });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get("Allow")).toBe("POST");
+      expect(await response.json()).toEqual({ detail: "Method not allowed here. Use POST." });
+    }
+  });
+});
