@@ -11,6 +11,7 @@ import { RUFUS_LAYOUTS } from "../../replicas/amazon_rufus/page";
 import { allCards, finalProse, pickRufusScenario, pillLabels, RUFUS_SCENARIOS } from "../../replicas/amazon_rufus/scenarios";
 import { buildRufusBlocks, renderRufusBody } from "../../replicas/amazon_rufus/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
+import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const PROVIDER = "amazon_rufus";
@@ -67,27 +68,6 @@ function ask(
     signal: init.signal,
     redirect: init.redirect,
   });
-}
-
-async function readChunks(response: Response): Promise<Uint8Array[]> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("no body");
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 interface ParsedBlock {

@@ -12,6 +12,7 @@ import { CHATGPT_SCENARIOS, pickChatgptScenario } from "../../replicas/chatgpt/s
 import { buildFrames, buildRawAnswer, type ChatgptRequestEcho, renderChatgptBody, STREAM_ERROR_DATA } from "../../replicas/chatgpt/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
+import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const CONVERSATION = "/chatgpt/backend-anon/f/conversation";
@@ -75,27 +76,6 @@ function ask(
 }
 
 const echo = (prompt: string, supportsV1 = true): ChatgptRequestEcho => ({ prompt, userMessageId: USER_MESSAGE_ID, supportsV1 });
-
-async function readChunks(response: Response): Promise<Uint8Array[]> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("no body");
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
 
 type Json = Record<string, unknown>;
 interface Event {

@@ -19,6 +19,7 @@ import {
 } from "../../replicas/gemini/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
+import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const STREAM_PATH = "/gemini/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate";
@@ -109,27 +110,6 @@ async function ask(prompt: string, options: AskOptions = {}): Promise<Response> 
     signal: options.signal,
     redirect: options.redirect ?? "follow",
   });
-}
-
-async function readChunks(response: Response): Promise<Uint8Array[]> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("no body");
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 /** Reads a body strictly by its declared lengths (UTF-16 units from the "\n" after the digits through the closing "\n"). */

@@ -11,6 +11,7 @@ import { renderFolwrBody, splitIntoPieces } from "../../replicas/google_ai_mode/
 import { AI_MODE_LAYOUTS, aiModeLayout } from "../../replicas/google_ai_mode/layouts";
 import { AI_MODE_SCENARIOS, pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
 import { startReplicaServer, type RunningReplicaServer } from "../../replicas/server";
+import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const PROVIDER = "google_ai_mode";
@@ -62,27 +63,6 @@ function folwrUrl(q: string, token: string, extra = ""): string {
 
 async function ask(q: string, init: RequestInit = {}): Promise<Response> {
   return fetch(folwrUrl(q, await shellToken(q)), init);
-}
-
-async function readChunks(response: Response): Promise<Uint8Array[]> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("no body");
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);

@@ -10,6 +10,7 @@ import { createReplicaApp, startReplicaServer, type RunningReplicaServer } from 
 import { GROK_SCENARIOS, pickGrokScenario, type GrokScenario } from "../../replicas/grok/scenarios";
 import { buildGrokLines, renderGrokBody, splitAnswerTokens, type GrokLineKind } from "../../replicas/grok/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
+import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ENDPOINT = "/grok/rest/app-chat/conversations/new";
@@ -50,27 +51,6 @@ function ask(message: string, modeId = "auto", init: { headers?: Record<string, 
     body: JSON.stringify({ temporary: false, modeId, message }),
     signal: init.signal,
   });
-}
-
-async function readChunks(response: Response): Promise<Uint8Array[]> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("no body");
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 type Json = Record<string, unknown>;

@@ -13,6 +13,7 @@ import { DEFAULT_ECHO, renderPerplexityBody } from "../../replicas/perplexity/st
 import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { attributeOf, parseHtml, queryAll, queryOne, textOf } from "../../src/scrapers/shared/decode/html";
+import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ASK = "/perplexity/rest/sse/perplexity_ask";
@@ -94,27 +95,6 @@ function ask(prompt: string, options: AskOptions = {}): Promise<Response> {
     body: JSON.stringify(askBody(prompt, options)),
     signal: options.signal,
   });
-}
-
-async function readChunks(response: Response): Promise<Uint8Array[]> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) throw new Error("no body");
-  const chunks: Uint8Array[] = [];
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return chunks;
-    chunks.push(value);
-  }
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 type Json = Record<string, unknown>;

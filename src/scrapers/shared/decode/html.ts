@@ -67,7 +67,7 @@ export function removeAll(root: AnyNode | AnyNode[], selector: string): void {
 export function removeNode(node: AnyNode): void {
   const parent = node.parent;
   if (parent === null) return;
-  const index = parent.children.indexOf(node as ChildNode);
+  const index = parent.children.findIndex((child) => child === node);
   if (index >= 0) parent.children.splice(index, 1);
   const previous = node.prev;
   const next = node.next;
