@@ -7,9 +7,10 @@
  * Live mode (docs/real-sites.md): `LIVE=1 npm start` runs the same stack against the real sites (no origin overrides);
  * `PROVIDER_ORIGIN_<ID>=<url>` overrides one provider in either mode (scripts/local-origins.ts).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes, createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { startReplicaServer, REPLICA_PROVIDERS, replicaOriginOverride } from "../replicas/server";
 import { localOrigins } from "./local-origins";
@@ -40,6 +41,19 @@ function wrangler(args: string[]): void {
 
 function sqlText(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** Fails early, with the variable to change, when a port is taken (instead of a raw EADDRINUSE trace later). */
+async function requireFreePort(port: number, variable: string): Promise<void> {
+  const free = await new Promise<boolean>((resolvePort) => {
+    const probe = createServer();
+    probe.once("error", () => resolvePort(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolvePort(true)));
+  });
+  if (!free) {
+    console.error(`Port ${port} is already in use (another npm start?). Stop it, or choose another port: ${variable}=<port> npm start`);
+    process.exit(1);
+  }
 }
 
 async function waitForApi(url: string, timeoutMs: number): Promise<void> {
@@ -102,6 +116,9 @@ async function main(): Promise<void> {
     { mode: 0o600 },
   );
 
+  await requireFreePort(API_PORT, "PORT");
+  await requireFreePort(REPLICA_PORT, "REPLICA_PORT");
+
   console.log("Applying D1 migrations (local)…");
   wrangler(["d1", "migrations", "apply", "DB", "--local"]);
   const now = new Date().toISOString();
@@ -114,25 +131,47 @@ async function main(): Promise<void> {
     "--command",
     `INSERT OR IGNORE INTO accounts (id, name, email, credits, created_at) VALUES (${sqlText(DEV_ACCOUNT_ID)}, 'Local developer', 'dev@localhost', ${SIGN_UP_CREDITS}, ${sqlText(now)});
      INSERT OR IGNORE INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, created_at) VALUES (${sqlText(DEV_ACCOUNT_ID)}, 'grant', ${SIGN_UP_CREDITS}, ${SIGN_UP_CREDITS}, 'sign-up credits', 'signup:${DEV_ACCOUNT_ID}', ${sqlText(now)});
-     INSERT OR IGNORE INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (${sqlText(DEV_KEY_ID)}, ${sqlText(DEV_ACCOUNT_ID)}, 'Local dev key', ${sqlText(keyHash)}, ${sqlText(apiKey.slice(0, 10))}, ${sqlText(now)});`,
+     INSERT OR IGNORE INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (${sqlText(DEV_KEY_ID)}, ${sqlText(DEV_ACCOUNT_ID)}, 'Local dev key', ${sqlText(keyHash)}, ${sqlText(apiKey.slice(0, 10))}, ${sqlText(now)});
+     UPDATE api_keys SET revoked_at = NULL, key_hash = ${sqlText(keyHash)}, display_prefix = ${sqlText(apiKey.slice(0, 10))} WHERE id = ${sqlText(DEV_KEY_ID)};`,
   ]);
 
   const replicas = await startReplicaServer({ port: REPLICA_PORT });
   console.log(`Provider replicas at ${replicas.url}`);
 
+  // Its own process group: stopping it stops workerd and the Chromium processes it launched, nothing else.
   const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(API_PORT), "--show-interactive-dev-session=false"], {
     cwd: root,
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    detached: true,
   });
-  const stop = () => {
-    dev.kill("SIGINT");
-    void replicas.close();
+  let stopping = false;
+  /** The processes below wrangler when stopping began: once wrangler exits they are orphans, found only through this. */
+  let tree: number[] = [];
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log("\nStopping the local stack…");
+    // Chromium is started detached (its own process group) by the local Browser Rendering emulation: note every
+    // process below wrangler now, while they are still its children, to stop them too.
+    tree = descendantsOf(dev.pid);
+    signalGroup(dev, "SIGINT");
+    // whatever has not exited after a few seconds (a browser, a stuck worker) is stopped for good
+    setTimeout(() => {
+      signalGroup(dev, "SIGKILL");
+      for (const pid of tree) signalProcess(pid, "SIGKILL");
+    }, 5_000).unref();
+    void replicas.close().catch(() => undefined);
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   dev.on("exit", (code) => {
-    void replicas.close().finally(() => process.exit(code ?? 0));
+    signalGroup(dev, "SIGKILL");
+    for (const pid of [...tree, ...descendantsOf(dev.pid)]) signalProcess(pid, "SIGKILL");
+    void replicas
+      .close()
+      .catch(() => undefined)
+      .finally(() => process.exit(stopping ? 0 : (code ?? 0)));
   });
 
   const base = `http://127.0.0.1:${API_PORT}`;
@@ -159,6 +198,46 @@ async function main(): Promise<void> {
      "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"
 ────────────────────────────────────────────────────────────────────────
 `);
+}
+
+/** Every process below `root` (children, grandchildren…), from `ps`; empty when it cannot be read. */
+function descendantsOf(root: number | undefined): number[] {
+  if (root === undefined) return [];
+  const listing = spawnSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" });
+  if (listing.status !== 0) return [];
+  const children = new Map<number, number[]>();
+  for (const line of listing.stdout.split("\n")) {
+    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
+    if (pid === undefined || ppid === undefined || !Number.isInteger(pid) || !Number.isInteger(ppid)) continue;
+    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+  }
+  const found: number[] = [];
+  const queue = [root];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    for (const child of children.get(next) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already stopped
+  }
+}
+
+/** Sends `signal` to the process group of `child` (best effort: it may be gone already). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already stopped
+  }
 }
 
 main().catch((error: unknown) => {
