@@ -49,6 +49,10 @@ run_vitest main --project unit --project integration "$@"
 run_vitest e2e --project e2e "$@"
 run_vitest browser --project browser "$@"
 
+# The local Browser Rendering emulation starts each Chromium in its own process group and does not always stop it when
+# a test file's runtime goes away: stop the orphans it left (parent gone, a miniflare profile), and nothing else.
+ps -eo pid=,ppid=,args= | awk '$2 == 1 && /chromium/ && /--user-data-dir=\/tmp\/miniflare-/ { print $1 }' | xargs -r kill -9 2>/dev/null || true
+
 node -e '
   const fs = require("fs");
   const [checksPassed, checksFailed, ...reportPaths] = process.argv.slice(1);

@@ -192,7 +192,7 @@ async function main(): Promise<void> {
                 (also in .local/admin-token)
  Scrapers drive ${sites}
  Dashboard      ${loginUrl}
-                (one-time sign-in link for ${DEV_ACCOUNT_ID}, valid 24 h; a new one on every start)
+                (one-time, short-lived sign-in link for ${DEV_ACCOUNT_ID}; a new one on every start)
  Try it:
    curl -s -H "X-API-Key: ${apiKey}" \\
      "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"
