@@ -99,7 +99,7 @@ const statusJsonRoute = createRoute({
 
 async function statusJson(c: Context<AppEnv>) {
   const status = await currentServiceStatus(c.env.DB);
-  // Public aggregates: any site may show them (no credential is involved).
+  // Public aggregates: every site may show them (no credential is involved).
   return c.json(status, 200, { "Cache-Control": CACHE_CONTROL, "Access-Control-Allow-Origin": "*" });
 }
 

@@ -68,7 +68,7 @@ function isAccountState(value: string): value is AccountState {
 }
 
 function viewOf(row: Omit<AccountRow, "session_ciphertext" | "session_iv">): ProviderAccountView {
-  // written by this module from summarizeSession; checked anyway rather than trusted as any
+  // written by this module from summarizeSession; checked anyway rather than trusted blindly
   const summary = SessionSummarySchema.parse(JSON.parse(row.session_summary));
   return {
     id: row.id,

@@ -102,7 +102,7 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   const origin = resolveOrigin(env, provider, request.params);
   let raw: unknown;
   try {
-    // with the provider's next signed-in session when it has any; a login wall is retried once (src/provider-accounts/)
+    // with the provider's next signed-in session when it has one; a login wall is retried once (src/provider-accounts/)
     raw = await withProviderAccount(env, { provider, params: request.params, signal }, (session) =>
       withScrapePage(
         env,

@@ -11,7 +11,7 @@ import { RUFUS_LAYOUTS } from "../../replicas/amazon_rufus/page";
 import { allCards, finalProse, pickRufusScenario, pillLabels, RUFUS_SCENARIOS } from "../../replicas/amazon_rufus/scenarios";
 import { buildRufusBlocks, renderRufusBody } from "../../replicas/amazon_rufus/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
-import { concat, readChunks } from "../support/byte-streams";
+import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const PROVIDER = "amazon_rufus";
@@ -351,18 +351,8 @@ describe("faults", () => {
     await control("faults", { provider: PROVIDER, fault: "disconnect" });
     const response = await ask("deals", token);
     expect(response.status).toBe(200);
-    const reader = response.body?.getReader();
-    let text = "";
-    const decoder = new TextDecoder();
-    await expect(
-      (async () => {
-        for (;;) {
-          const chunk = await reader?.read();
-          if (chunk === undefined || chunk.done) return;
-          text += decoder.decode(chunk.value, { stream: true });
-        }
-      })(),
-    ).rejects.toThrow();
+    const { text, broke } = await readUntilBreak(response);
+    expect(broke).toBe(true);
     expect(text).toContain("event: inference");
     expect(text.endsWith("\n\n")).toBe(false);
   });

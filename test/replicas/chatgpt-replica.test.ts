@@ -12,7 +12,7 @@ import { CHATGPT_SCENARIOS, pickChatgptScenario } from "../../replicas/chatgpt/s
 import { buildFrames, buildRawAnswer, type ChatgptRequestEcho, renderChatgptBody, STREAM_ERROR_DATA } from "../../replicas/chatgpt/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
-import { concat, readChunks } from "../support/byte-streams";
+import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const CONVERSATION = "/chatgpt/backend-anon/f/conversation";
@@ -376,18 +376,8 @@ describe("faults", () => {
     await control("faults", { provider: "chatgpt", fault: "disconnect" });
     const response = await ask("hello");
     expect(response.status).toBe(200);
-    const reader = response.body?.getReader();
-    let text = "";
-    const decoder = new TextDecoder();
-    await expect(
-      (async () => {
-        for (;;) {
-          const chunk = await reader?.read();
-          if (chunk === undefined || chunk.done) return;
-          text += decoder.decode(chunk.value, { stream: true });
-        }
-      })(),
-    ).rejects.toThrow();
+    const { text, broke } = await readUntilBreak(response);
+    expect(broke).toBe(true);
     expect(text).toContain('"o":"append"');
     expect(text).not.toContain("[DONE]");
     expect(text.endsWith("\n\n")).toBe(false);

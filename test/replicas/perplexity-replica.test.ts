@@ -13,7 +13,7 @@ import { DEFAULT_ECHO, renderPerplexityBody } from "../../replicas/perplexity/st
 import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { attributeOf, parseHtml, queryAll, queryOne, textOf } from "../../src/scrapers/shared/decode/html";
-import { concat, readChunks } from "../support/byte-streams";
+import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ASK = "/perplexity/rest/sse/perplexity_ask";
@@ -394,18 +394,8 @@ describe("faults", () => {
     await control("faults", { provider: "perplexity", fault: "disconnect" });
     const response = await ask("hello");
     expect(response.status).toBe(200);
-    const reader = response.body?.getReader();
-    let text = "";
-    const decoder = new TextDecoder();
-    await expect(
-      (async () => {
-        for (;;) {
-          const chunk = await reader?.read();
-          if (chunk === undefined || chunk.done) return;
-          text += decoder.decode(chunk.value, { stream: true });
-        }
-      })(),
-    ).rejects.toThrow();
+    const { text, broke } = await readUntilBreak(response);
+    expect(broke).toBe(true);
     expect(text).toContain('"ask_text"');
     expect(text).not.toContain('"final_sse_message":true');
     expect(text.endsWith("\n\n")).toBe(false);

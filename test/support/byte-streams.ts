@@ -22,3 +22,20 @@ export function concat(chunks: readonly Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/** Reads a body as text until it ends or breaks off; `broke` says whether the transfer failed (a cut connection). */
+export async function readUntilBreak(response: Response): Promise<{ text: string; broke: boolean }> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) throw new Error("no body");
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text, broke: false };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    return { text, broke: true };
+  }
+}
