@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SCRAPER_IDS } from "../../src/scrapers/registry";
-import { BASE, createTestAccount } from "./helpers";
+import { BASE, balanceOf, createTestAccount, ledgerOf } from "./helpers";
 import { exports } from "cloudflare:workers";
 
 const NASTY_VALUES = [
@@ -147,6 +147,8 @@ describe("hostile input corpus", () => {
       }
     }
     expect(failures.slice(0, 20)).toEqual([]);
-    // No request was charged: every valid one stopped at authentication or validation.
+    // Nothing was charged or started: every request stopped at validation, authentication or the empty balance.
+    expect(await balanceOf(account.accountId)).toBe(0);
+    expect(await ledgerOf(account.accountId)).toEqual([]);
   }, 300_000);
 });
