@@ -1,10 +1,13 @@
 /**
  * The OpenAPI 3.1 document as clients and SDK generators see it: what the zod-declared routes generate, completed in
  * one place so that every route (including ones added later) is SDK-ready without repeating anything per route:
- * - `servers`: the deployment's own origin (the origin the document was requested from);
+ * - `servers`: the deployment's own origin (PUBLIC_BASE_URL, else the origin the document was requested from);
  * - `operationId` on every operation (src/http/openapi-operation-ids.ts);
  * - `security` on every operation: the route's own declaration, else the policy below;
- * - an example for every scraper's 200 response: the provider's declared one or one derived from its schema.
+ * - an example for every scraper's 200 response: the provider's declared one or one derived from its schema;
+ * - examples for every error response, one per error code it can carry, with the service's real messages;
+ * - `tags` in reading order with Markdown descriptions: one tag per scraper (its sync and job routes), then jobs,
+ *   batches, results, account, status, operator. Swagger UI at /docs (src/http/docs.ts) shows them in this order.
  * `redocly lint` (redocly.yaml) checks the result in `npm test`.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -13,12 +16,14 @@ import type {
   OperationObject,
   PathItemObject,
   ReferenceObject,
+  ResponseObject,
   SchemaObject,
   SecurityRequirementObject,
+  TagObject,
 } from "openapi3-ts/oas31";
 import { allProviders, type AnyProvider } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
-import { exampleFromSchema } from "./openapi-examples";
+import { errorExamplesFor, exampleFromSchema } from "./openapi-examples";
 import { API_KEY_SECURITY } from "./openapi-errors";
 import { operationIdFor } from "./openapi-operation-ids";
 
@@ -26,8 +31,19 @@ export const API_INFO = {
   title: "AI Answer Scraper API",
   version: "1.0.0",
   description:
-    "Submit a prompt to the real web interface of seven AI providers through a pool of browsers and get the full reply as structured JSON. " +
-    "Every scrape costs 3 credits. Authenticate with the `X-API-Key` header (recommended) or the `api_key` query parameter.",
+    "Submit a prompt to the real web interface of seven AI providers (ChatGPT, Perplexity, Grok, Microsoft Copilot, Gemini, " +
+    "Google AI Mode, Amazon Rufus) through a pool of browsers and get the full reply as structured JSON.\n\n" +
+    "- **Authentication:** send your API key in the `X-API-Key` header (recommended) or the `api_key` query parameter. " +
+    "Here: *Authorize*, paste the key, then *Try it out* on any operation.\n" +
+    "- **Server-side only:** the API sends no CORS headers and refuses preflight (`OPTIONS`) requests, so browsers cannot call it " +
+    "from other sites. Call it from your server and keep the key there.\n" +
+    "- **Credits:** every scrape costs 3 credits; a synchronous scrape is charged only when it answers 200, a job at submission " +
+    "(restored if every attempt fails). Every 200 carries `X-Credits-Remaining`.\n" +
+    "- **Sync or async:** `GET /scrapers/{scraper}` waits for the answer; `POST /scrapers/{scraper}/jobs` returns a job id at " +
+    "once, then poll `GET /jobs/{job_id}` until `status` is `done` or `failed`.\n" +
+    "- **Errors** are JSON `{detail, code}` with the HTTP status: branch on `code`, show `detail`.\n\n" +
+    "Machine-readable: [/openapi.json](/openapi.json) (OpenAPI 3.1). Examples in curl, Python and JavaScript: `docs/examples.md` " +
+    "in the repository.",
   // The service is sold, not open source. `LicenseRef-` is SPDX's form for a license that is not on its list.
   license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
 };
@@ -52,7 +68,7 @@ export function defaultSecurityFor(method: string, path: string): SecurityRequir
 
 function completeOperation(method: string, path: string, operation: OperationObject): OperationObject {
   return {
-    ...operation,
+    ...withErrorExamples(path, operation),
     operationId: operation.operationId ?? operationIdFor(method, path),
     security: operation.security ?? defaultSecurityFor(method, path),
   };
@@ -94,7 +110,82 @@ function completedDocument(app: OpenAPIHono<AppEnv>): OpenAPIObject {
   }
   const document: OpenAPIObject = { ...generated, paths };
   addScraperExamples(document);
+  document.tags = documentTags(document);
   return document;
+}
+
+/** The tags after the scrapers', in reading order, with what each groups. */
+const ROUTE_TAGS: readonly TagObject[] = [
+  {
+    name: "Jobs",
+    description:
+      "Asynchronous jobs: each scraper's `POST /scrapers/{scraper}/jobs` (listed under its scraper) answers `202` with a `job_id`; " +
+      "poll `GET /jobs/{job_id}` (no key needed: the id is the secret) every few seconds until `status` is `done` (the full " +
+      "response is in `result`) or `failed` (`error` says why; the credits are restored). Jobs are kept 24 hours.",
+  },
+  { name: "Batches", description: "Many prompts in one request, each becoming a job; progress of the whole batch." },
+  { name: "Results", description: "Hosted markdown of a response (`markdown_url`), kept 24 hours; no key needed." },
+  { name: "Account", description: "Your balance and usage, and the webhook that tells your server when a job ends." },
+  { name: "Status", description: "The public status page and its JSON: recent success rates per provider." },
+  {
+    name: "Operator",
+    description:
+      "Administration of this deployment with the operator token (`Authorization: Bearer <ADMIN_TOKEN>`): accounts, keys, " +
+      "credits, browser pools, provider accounts, captures.",
+  },
+];
+
+/** Markdown for a scraper's tag: what it is, its own parameters and the countries it serves. */
+function scraperTagDescription(provider: AnyProvider): string {
+  const own = Object.keys(provider.params);
+  const parameters = own.length === 0 ? "none beyond the common ones" : own.map((name) => `\`${name}\``).join(", ");
+  const countries = provider.countries?.allowed
+    ? `only ${provider.countries.allowed.join(", ")}`
+    : provider.countries?.refused
+      ? `all except ${provider.countries.refused.join(", ")}`
+      : "all";
+  const kind = provider.kind.charAt(0).toUpperCase() + provider.kind.slice(1);
+  return (
+    `**${kind}.** ${provider.summary}\n\n` +
+    `Own parameters: ${parameters}. Countries: ${countries}. ` +
+    "Synchronously with `GET`, or as a job with `POST …/jobs`; 3 credits either way."
+  );
+}
+
+/** Every tag the operations use, in reading order: the scrapers (in the providers' order), then the others. */
+function documentTags(document: OpenAPIObject): TagObject[] {
+  const declared: TagObject[] = [
+    ...allProviders().map((provider) => ({ name: provider.name, description: scraperTagDescription(provider) })),
+    ...ROUTE_TAGS,
+  ];
+  const used = new Set(Object.values(document.paths ?? {}).flatMap((item) => HTTP_METHODS.flatMap((method) => item[method]?.tags ?? [])));
+  // A tag a later route introduces still gets listed (after the known ones) rather than silently dropped.
+  const known = new Set(declared.map((tag) => tag.name));
+  return [...declared.filter((tag) => used.has(tag.name)), ...[...used].filter((name) => !known.has(name)).map((name) => ({ name }))];
+}
+
+function isResponseObject(response: ResponseObject | ReferenceObject): response is ResponseObject {
+  return !("$ref" in response);
+}
+
+/**
+ * The operation's responses with an example for every error response (4xx/5xx with a JSON body) that has none. New
+ * objects: the generator may share one response object between routes, and each route's example names its own path.
+ */
+function withErrorExamples(path: string, operation: OperationObject): OperationObject {
+  const responses: Record<string, ResponseObject | ReferenceObject> = {};
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    const media = isResponseObject(response) ? response.content?.["application/json"] : undefined;
+    const code = Number(status);
+    const isError = code >= 400; // false for `default` too
+    if (!isResponseObject(response) || media === undefined || !isError || media.example !== undefined || media.examples !== undefined) {
+      responses[status] = response;
+      continue;
+    }
+    const examples = errorExamplesFor(path, code, response.description);
+    responses[status] = { ...response, content: { ...response.content, "application/json": { ...media, examples } } };
+  }
+  return { ...operation, responses };
 }
 
 const documents = new WeakMap<OpenAPIHono<AppEnv>, OpenAPIObject>();

@@ -2,9 +2,35 @@
  * Examples for the OpenAPI document: a provider's declared `example` when it has one, otherwise one derived from its
  * response schema (every field present, values from the schema's own `example`/`enum`/`const`/`default`/`format`), so
  * every scraper response is illustrated without anyone writing an example by hand, and a new field appears in the
- * example as soon as it is declared.
+ * example as soon as it is declared. Error responses get one example per error code, with the service's real messages.
  */
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
+import { ADMIN_UNAUTHORIZED_DETAIL } from "../auth/admin-token";
+import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../auth/api-keys";
+import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL } from "../browser/browser-provider";
+import {
+  BrowserUnreachableError,
+  ERROR_CODE_STATUSES,
+  ERROR_CODES,
+  type ErrorBody,
+  type ErrorCode,
+  InsufficientCreditsError,
+  MethodNotAllowedError,
+  PoolWarmingUpError,
+  ScrapeTimeoutError,
+  ScraperDriftError,
+  toServiceError,
+  UnexpectedResultError,
+} from "../errors";
+import { IDEMPOTENCY_IN_PROGRESS_DETAIL, IDEMPOTENCY_MISMATCH_DETAIL } from "../jobs/idempotency";
+import { ENQUEUE_FAILED_DETAIL } from "../jobs/submit";
+import { RATE_LIMIT_DETAIL } from "../limits/request-rate-limiter";
+import { PROVIDER_ACCOUNT_NOT_FOUND_DETAIL } from "../provider-accounts/store";
+import { ACCOUNT_NOT_FOUND_DETAIL, KEY_NOT_FOUND_DETAIL } from "./admin";
+import { BATCH_NOT_FOUND_DETAIL } from "./batches";
+import { JOB_NOT_FOUND_DETAIL } from "./jobs";
+import { JSON_CONTENT_TYPE_DETAIL, MALFORMED_JSON_DETAIL } from "./json-body";
+import { UNKNOWN_SCRAPER_DETAIL } from "./scrapers";
 
 type SchemaOrReference = SchemaObject | ReferenceObject;
 
@@ -92,4 +118,73 @@ export function exampleFromSchema(document: OpenAPIObject, schemaOrReference: Sc
     default:
       return null;
   }
+}
+
+/**
+ * One example body per error code, built from the service's own error classes and messages, so the reference shows
+ * exactly what a client receives and cannot drift from it. A code missing here gets a generic example.
+ */
+const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
+  invalid_parameter: "prompt: must be 1 to 4000 characters and not blank",
+  malformed_json: MALFORMED_JSON_DETAIL,
+  missing_api_key: MISSING_KEY_DETAIL,
+  invalid_api_key: INVALID_KEY_DETAIL,
+  invalid_admin_token: ADMIN_UNAUTHORIZED_DETAIL,
+  not_found: "Not found. See /docs for the API reference.",
+  method_not_allowed: new MethodNotAllowedError(["GET"]).detail,
+  timeout: new ScrapeTimeoutError(300).detail,
+  idempotency_key_reused: IDEMPOTENCY_MISMATCH_DETAIL,
+  idempotency_in_progress: IDEMPOTENCY_IN_PROGRESS_DETAIL,
+  unsupported_media_type: JSON_CONTENT_TYPE_DETAIL,
+  insufficient_credits: new InsufficientCreditsError(3, 0).detail,
+  rate_limited: RATE_LIMIT_DETAIL,
+  queue_full: QUEUE_FULL_DETAIL,
+  unexpected_result: new UnexpectedResultError().detail,
+  internal_error: toServiceError(new Error("example")).detail,
+  upstream_error: "The provider page could not be driven to an answer. Safe to retry.",
+  provider_changed: new ScraperDriftError("Grok", "example", "example").detail,
+  pool_warming_up: new PoolWarmingUpError().detail,
+  at_capacity: AT_CAPACITY_DETAIL,
+  service_unavailable: ENQUEUE_FAILED_DETAIL,
+  browser_unreachable: new BrowserUnreachableError().detail,
+};
+
+/** 404s name what was not found: the resource of the path, where the service has a message of its own for it. */
+const NOT_FOUND_BY_PATH: ReadonlyArray<[RegExp, string]> = [
+  [/^\/scrapers\//, UNKNOWN_SCRAPER_DETAIL],
+  [/^\/jobs\//, JOB_NOT_FOUND_DETAIL],
+  [/^\/batches\//, BATCH_NOT_FOUND_DETAIL],
+  [/^\/admin\/keys\//, KEY_NOT_FOUND_DETAIL],
+  [/^\/admin\/provider-accounts\//, PROVIDER_ACCOUNT_NOT_FOUND_DETAIL],
+  [/^\/admin\/accounts\//, ACCOUNT_NOT_FOUND_DETAIL],
+];
+
+export interface NamedExample {
+  summary: string;
+  value: ErrorBody;
+}
+
+/** The codes a status can carry (errors.ts), in the table's order. */
+function codesOfStatus(status: number): ErrorCode[] {
+  return ERROR_CODES.filter((code) => ERROR_CODE_STATUSES[code] === status);
+}
+
+/**
+ * Examples of an error response of `path` with `status`: one per code the response's description names (the
+ * descriptions say which codes a status carries on that route, e.g. "(`rate_limited`)"), else one per code of the
+ * status; on admin paths a 401 is the operator token's. Keyed by code, for the media type's `examples`.
+ */
+export function errorExamplesFor(path: string, status: number, description: string): Record<string, NamedExample> {
+  const ofStatus = codesOfStatus(status);
+  const named = ofStatus.filter((code) => description.includes(`\`${code}\``));
+  const admin = path === "/admin" || path.startsWith("/admin/");
+  let codes = named.length > 0 ? named : ofStatus;
+  if (status === 401 && named.length === 0) codes = admin ? ["invalid_admin_token"] : ["missing_api_key", "invalid_api_key"];
+  const examples: Record<string, NamedExample> = {};
+  for (const code of codes) {
+    const notFound = code === "not_found" ? NOT_FOUND_BY_PATH.find(([pattern]) => pattern.test(path))?.[1] : undefined;
+    const detail = notFound ?? ERROR_EXAMPLE_DETAILS[code] ?? `The request failed (${code.replaceAll("_", " ")}).`;
+    examples[code] = { summary: code, value: { detail, code } };
+  }
+  return examples;
 }

@@ -6,15 +6,7 @@
  * is a breaking change for every SDK user.
  */
 import { allProviders } from "../scrapers/registry";
-
-/** `google_ai_mode` / `login-links` → `GoogleAiMode` / `LoginLinks`. */
-export function pascalCase(word: string): string {
-  return word
-    .split(/[-_.\s]+/)
-    .filter((part) => part !== "")
-    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
-    .join("");
-}
+import { pascalCase } from "../util/pascal-case";
 
 /**
  * The singular of an English collection name as used in our paths (`batches` → `batch`, `entries` → `entry`,

@@ -13,7 +13,6 @@ import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSch
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
-import { accountRequestSlot } from "./account-admission";
 import { apiKeyAuth } from "./api-key-auth";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { CREDITS_REMAINING_HEADER, validateScrapeQuery } from "./scrape-query";
@@ -28,9 +27,11 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
     createRoute({
       method: "get",
       path,
-      tags: ["Scrapers"],
-      summary: `${provider.name} (${provider.kind}), synchronously`,
-      description: `${provider.summary} Blocks until the provider answers or \`timeout\` passes. Costs 3 credits, charged only on a 200.`,
+      tags: [provider.name],
+      summary: `Ask ${provider.name} and wait for the answer`,
+      description:
+        `${provider.summary}\n\nBlocks until the provider answers or \`timeout\` seconds pass (a \`408\`). Costs 3 credits, ` +
+        "charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.",
       security: API_KEY_SECURITY,
       request: { query: querySchemaOf(provider) },
       responses: {
@@ -43,7 +44,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
       },
     }),
   );
-  app.get(path, validateScrapeQuery(provider), apiKeyAuth, accountRequestSlot, async (c) => {
+  app.get(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
     const params = c.get("scrapeParams");
     const outcome = scrapeSynchronously(
       c.env,
@@ -72,11 +73,12 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
     createRoute({
       method: "post",
       path,
-      tags: ["Jobs"],
-      summary: `${provider.name}: submit an asynchronous job`,
+      tags: [provider.name],
+      summary: `Ask ${provider.name} as an asynchronous job`,
       description:
-        "Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission " +
-        "and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.",
+        "Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. " +
+        "3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few " +
+        "seconds until `status` is `done` or `failed`.",
       security: API_KEY_SECURITY,
       request: { query: querySchemaOf(provider), headers: IDEMPOTENCY_KEY_HEADERS },
       responses: {

@@ -42,3 +42,39 @@ const STORE_ASSET_HOSTS = [
 ];
 
 export const RUFUS_DOMAINS: readonly string[] = [...MARKETPLACE_HOSTS, ...STORE_ASSET_HOSTS];
+
+/** A full response for the API reference, in the style of real output (a card without rating or footer shows ""). */
+export const RUFUS_EXAMPLE = {
+  scraper: "amazon_rufus",
+  status: "done",
+  job_id: "8e048cff-7a70-4e13-bba1-dbe2515d2711",
+  prompt: "desk lamp for a small desk",
+  country: "DE",
+  result:
+    "For a small desk, a clip-on or compact LED lamp saves space. Two picks:\n\n- Example Lamp, White: bright and compact\n- Clip-On Desk Lamp: clamps to a shelf",
+  result_markdown:
+    "For a small desk, a clip-on or compact LED lamp saves space. Two picks:\n\n- **Example Lamp, White**: bright and compact\n- **Clip-On Desk Lamp**: clamps to a shelf",
+  products: [
+    {
+      asin: "B0EXAMPLE1",
+      title: "Example Lamp, White",
+      rating: "4.5",
+      reviews: "1,234",
+      url: "https://www.amazon.de/dp/B0EXAMPLE1",
+      footer: "Bright and compact",
+    },
+    {
+      asin: "B0DESKLMP2",
+      title: "Clip-On Desk Lamp with 3 Color Modes",
+      rating: "",
+      reviews: "",
+      url: "https://www.amazon.de/dp/B0DESKLMP2",
+      footer: "",
+    },
+  ],
+  related_questions: ["Is it dimmable?", "Compare with similar lamps"],
+  credits_used: 3,
+  elapsed_ms: 936,
+  cached: false,
+  markdown_url: "https://api.example.com/md/8e048cff-7a70-4e13-bba1-dbe2515d2711.md",
+};

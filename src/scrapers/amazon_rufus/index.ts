@@ -1,6 +1,6 @@
 /** Amazon Rufus (the store's shopping assistant, spec §2.6): prose answer, product cards and follow-up questions. */
 import { defineProvider } from "../provider";
-import { RUFUS_COUNTRIES, RUFUS_DOMAINS, RufusAnswerSchema } from "./declaration";
+import { RUFUS_COUNTRIES, RUFUS_DOMAINS, RUFUS_EXAMPLE, RufusAnswerSchema } from "./declaration";
 import { MARKETPLACE_DOMAINS, marketplaceDomainOf } from "./marketplaces";
 import { captureRufusExchange } from "./navigate";
 import { parseRufusCapture } from "./parse";
@@ -16,6 +16,7 @@ export const amazonRufusProvider = defineProvider({
   params: {},
   countries: RUFUS_COUNTRIES,
   answer: RufusAnswerSchema,
+  example: RUFUS_EXAMPLE,
   origin: {
     real: (params) => `https://www.${marketplaceDomainOf(params.country)}`,
     // an origin override is a template such as http://127.0.0.1:8788/amazon_rufus/{domain}

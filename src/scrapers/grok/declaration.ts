@@ -34,3 +34,51 @@ export const GrokAnswerSchema = GrokParsedAnswerSchema.extend({
 
 /** Hosts grok.com's page loads and API calls use (page, static assets, auth redirects). */
 export const GROK_DOMAINS = ["grok.com", "assets.grok.com", "x.ai", "accounts.x.ai", "challenges.cloudflare.com"];
+
+/** A full response for the API reference, in the style of real output (a web source without a preview, a cited X post). */
+export const GROK_EXAMPLE = {
+  scraper: "grok",
+  status: "done",
+  job_id: "16cde716-4d60-41df-bab5-d17236a7518e",
+  prompt: "What is new with Starship?",
+  country: "US",
+  result:
+    "Starship's latest flight test reached orbit and returned the booster to the launch tower[1]. SpaceX says the next flight " +
+    "will try a ship catch[2].",
+  result_markdown:
+    "Starship's latest flight test reached orbit and returned the booster to the launch tower[1](https://en.wikipedia.org/wiki/SpaceX_Starship). " +
+    "SpaceX says the next flight will try a **ship catch**[2](https://x.com/SpaceX/status/1890000000000000000).",
+  web_sources: [
+    {
+      title: "SpaceX Starship - Wikipedia",
+      url: "https://en.wikipedia.org/wiki/SpaceX_Starship",
+      preview: "Starship is a two-stage, fully reusable super heavy-lift launch vehicle under development by SpaceX.",
+    },
+    { title: "Starship | SpaceX", url: "https://www.spacex.com/vehicles/starship/", preview: null },
+  ],
+  social_results: [
+    {
+      post_id: "1890000000000000000",
+      user_name: "SpaceX",
+      name: "SpaceX",
+      text: "Starship is go for its next flight test. Next up: catching the ship.",
+      view_count: 1250000,
+      profile_image_url: "https://pbs.twimg.com/profile_images/1082744382585856001/rH_k3PtQ_normal.jpg",
+      create_time: "2026-03-01T08:15:00.000Z",
+    },
+  ],
+  related_questions: ["When is the next Starship launch?", "How does the tower catch work?"],
+  conversation: {
+    conversation_id: "6a1f0c2e-5b7d-4e8a-9c3f-2d4b6a8c0e1f",
+    title: "What is new with Starship?",
+    temporary: false,
+    create_time: "2026-03-01T09:26:53.589Z",
+    modify_time: "2026-03-01T09:26:55.102Z",
+  },
+  llm_model: "grok-4-fast",
+  mode: "MODEL_MODE_FAST",
+  credits_used: 3,
+  elapsed_ms: 1299,
+  cached: false,
+  markdown_url: "https://api.example.com/md/16cde716-4d60-41df-bab5-d17236a7518e.md",
+};

@@ -1,6 +1,6 @@
 /** Grok (grok.com), the social-network assistant: the worked example of a provider folder (see CONTRIBUTING.md). */
 import { defineProvider } from "../provider";
-import { GROK_DOMAINS, GROK_PARAMS, GrokAnswerSchema } from "./declaration";
+import { GROK_DOMAINS, GROK_EXAMPLE, GROK_PARAMS, GrokAnswerSchema } from "./declaration";
 import { captureGrokExchange } from "./navigate";
 import { parseGrokCapture } from "./parse";
 
@@ -15,6 +15,7 @@ export const grokProvider = defineProvider({
   params: GROK_PARAMS,
   countries: { refused: ["JP", "TW"] },
   answer: GrokAnswerSchema,
+  example: GROK_EXAMPLE,
   origin: { real: () => "https://grok.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GROK_DOMAINS])],
   async scrape({ page, origin, params, signal, deadline, recorder }) {
