@@ -1,43 +1,142 @@
 /**
  * One error hierarchy for the whole service. Every class carries the HTTP status it maps to, a client-safe `detail`
- * (never an internal message or a stack) and whether retrying the same work can help. The HTTP layer turns these into
- * `{detail}` bodies; the queue consumer uses `retryable` to choose between a retry and a final failure.
+ * (never an internal message or a stack), a stable machine-readable `code` (docs/errors.md) and whether retrying the
+ * same work can help. The HTTP layer turns these into `{detail, code}` bodies; the queue consumer uses `retryable` to
+ * choose between a retry and a final failure.
  */
+
+/**
+ * Every `code` an error body can carry, with its status. Clients branch on the code, never on the prose of `detail`,
+ * so a code, once published, keeps its meaning. The OpenAPI error schema lists these as its enum.
+ */
+export const ERROR_CODE_STATUSES = {
+  invalid_parameter: 400,
+  malformed_json: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  invalid_admin_token: 401,
+  signed_out: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  not_acceptable: 406,
+  timeout: 408,
+  conflict: 409,
+  idempotency_key_reused: 409,
+  idempotency_in_progress: 409,
+  unsupported_media_type: 415,
+  insufficient_credits: 429,
+  rate_limited: 429,
+  concurrency_limit: 429,
+  queue_full: 429,
+  key_creation_limit: 429,
+  client_closed_request: 499,
+  unexpected_result: 500,
+  internal_error: 500,
+  capture_mismatch: 500,
+  upstream_error: 502,
+  provider_changed: 502,
+  pool_warming_up: 503,
+  at_capacity: 503,
+  service_unavailable: 503,
+  not_configured: 503,
+  browser_unreachable: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_CODE_STATUSES;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODE_STATUSES, value);
+}
+
+export const ERROR_CODES: readonly ErrorCode[] = Object.keys(ERROR_CODE_STATUSES).filter(isErrorCode);
+
+/** The code of a status no class or throw site names (e.g. Hono's own HTTPException): a fallback, not the design. */
+export function defaultErrorCode(status: number): ErrorCode {
+  switch (status) {
+    case 400:
+      return "invalid_parameter";
+    case 401:
+      return "invalid_api_key";
+    case 404:
+      return "not_found";
+    case 405:
+      return "method_not_allowed";
+    case 406:
+      return "not_acceptable";
+    case 408:
+      return "timeout";
+    case 409:
+      return "conflict";
+    case 415:
+      return "unsupported_media_type";
+    case 429:
+      return "rate_limited";
+    case 502:
+      return "upstream_error";
+    case 503:
+      return "service_unavailable";
+    case 504:
+      return "browser_unreachable";
+    default:
+      return "internal_error";
+  }
+}
+
+export interface ServiceErrorOptions {
+  /** The machine-readable code; without it, the status's fallback (`defaultErrorCode`). */
+  code?: ErrorCode;
+  retryable?: boolean;
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
 export class ServiceError extends Error {
   readonly status: number;
   readonly detail: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
   /** Seconds a client should wait before retrying, sent as `Retry-After` when set. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, detail: string, options: { retryable?: boolean; retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(status: number, detail: string, options: ServiceErrorOptions = {}) {
     super(detail, { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
     this.detail = detail;
+    this.code = options.code ?? defaultErrorCode(status);
     this.retryable = options.retryable ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
+
+  /** The error body every route sends (spec §2.8 `detail`, plus the additive `code`). */
+  toBody(): ErrorBody {
+    return { detail: this.detail, code: this.code };
+  }
+}
+
+export interface ErrorBody {
+  detail: string;
+  code: ErrorCode;
 }
 
 /** 400: a parameter is missing or invalid; `detail` names the parameter and the rule. */
 export class InvalidParameterError extends ServiceError {
-  constructor(detail: string) {
-    super(400, detail);
+  constructor(detail: string, code: "invalid_parameter" | "malformed_json" = "invalid_parameter") {
+    super(400, detail, { code });
   }
 }
 
-/** 401: the API key (or admin token) is missing, unknown or revoked. */
+/** 401: the API key (or admin token, or dashboard session) is missing, unknown or revoked; `code` says which. */
 export class UnauthorizedError extends ServiceError {
-  constructor(detail: string) {
-    super(401, detail);
+  constructor(detail: string, code: "missing_api_key" | "invalid_api_key" | "invalid_admin_token" | "signed_out") {
+    super(401, detail, { code });
   }
 }
 
 /** 404: unknown scraper, unknown or expired job, expired hosted markdown. */
 export class NotFoundError extends ServiceError {
   constructor(detail: string) {
-    super(404, detail);
+    super(404, detail, { code: "not_found" });
   }
 }
 
@@ -46,15 +145,28 @@ export class MethodNotAllowedError extends ServiceError {
   readonly allow: readonly string[];
 
   constructor(allow: readonly string[]) {
-    super(405, `Method not allowed here. Use ${allow.join(" or ")}.`);
+    super(405, `Method not allowed here. Use ${allow.join(" or ")}.`, { code: "method_not_allowed" });
     this.allow = allow;
   }
 }
 
-/** 409: the request conflicts with the current state (an email already taken, a balance that would go negative). */
+/**
+ * 409: the request conflicts with the current state (an email already taken, a balance that would go negative), or
+ * an `Idempotency-Key` was reused for a different request or is still being processed.
+ */
 export class ConflictError extends ServiceError {
+  constructor(
+    detail: string,
+    options: { code?: "conflict" | "idempotency_key_reused" | "idempotency_in_progress"; retryAfterSeconds?: number } = {},
+  ) {
+    super(409, detail, { code: options.code ?? "conflict", retryAfterSeconds: options.retryAfterSeconds });
+  }
+}
+
+/** 415: a JSON body route got a body that does not say it is JSON. */
+export class UnsupportedMediaTypeError extends ServiceError {
   constructor(detail: string) {
-    super(409, detail);
+    super(415, detail, { code: "unsupported_media_type" });
   }
 }
 
@@ -64,7 +176,7 @@ export class ScrapeTimeoutError extends ServiceError {
     super(
       408,
       `The scrape did not finish within timeout=${timeoutSeconds} seconds. Retry with a higher timeout (up to 600) or a shorter prompt.`,
-      { retryable: true },
+      { code: "timeout", retryable: true },
     );
   }
 }
@@ -75,7 +187,7 @@ export class ScrapeTimeoutError extends ServiceError {
  */
 export class ClientClosedRequestError extends ServiceError {
   constructor() {
-    super(499, "The client closed the request before the scrape finished. No credits were charged.");
+    super(499, "The client closed the request before the scrape finished. No credits were charged.", { code: "client_closed_request" });
   }
 }
 
@@ -83,21 +195,26 @@ export class ClientClosedRequestError extends ServiceError {
 export class InsufficientCreditsError extends ServiceError {
   constructor(required: number, remaining: number) {
     // No Retry-After: waiting does not help, and generic retry code would loop on it.
-    super(429, `Credit limit reached: this request needs ${required} credits and the account has ${remaining}. Top up to continue.`);
+    super(429, `Credit limit reached: this request needs ${required} credits and the account has ${remaining}. Top up to continue.`, {
+      code: "insufficient_credits",
+    });
   }
 }
 
-/** 429: per-key rate limit or a full scraper queue. */
+/**
+ * 429 that waiting fixes (with `Retry-After`): a rate limit, too many requests in flight for the account, a full
+ * scraper queue, or the daily key-creation cap. The code tells them apart; `insufficient_credits` is a separate class.
+ */
 export class TooManyRequestsError extends ServiceError {
-  constructor(detail: string, retryAfterSeconds: number) {
-    super(429, detail, { retryable: true, retryAfterSeconds });
+  constructor(detail: string, retryAfterSeconds: number, code: "rate_limited" | "concurrency_limit" | "queue_full" | "key_creation_limit") {
+    super(429, detail, { code, retryable: true, retryAfterSeconds });
   }
 }
 
 /** 500: the provider answered, but the reply was empty or could not be understood. Safe to retry. */
 export class UnexpectedResultError extends ServiceError {
   constructor(detail = "The scraper returned an empty or unexpected result. Safe to retry.", cause?: unknown) {
-    super(500, detail, { retryable: true, cause });
+    super(500, detail, { code: "unexpected_result", retryable: true, cause });
   }
 }
 
@@ -106,47 +223,49 @@ export class UnexpectedResultError extends ServiceError {
  * `retryable` is false only for failures a retry cannot fix (a login wall, a region block).
  */
 export class UpstreamError extends ServiceError {
-  constructor(detail: string, options: { retryable?: boolean; cause?: unknown } = {}) {
-    super(502, detail, { retryable: options.retryable ?? true, cause: options.cause });
+  constructor(detail: string, options: { retryable?: boolean; cause?: unknown; code?: "upstream_error" | "provider_changed" } = {}) {
+    super(502, detail, { code: options.code ?? "upstream_error", retryable: options.retryable ?? true, cause: options.cause });
   }
 }
 
 /**
  * 502: the provider's page no longer looks the way its module expects (a control, menu entry or request field is
- * missing): the site changed. `code` is stable (`<provider>.<what>`, e.g. `grok.mode_item_missing`) so operators can see
- * within minutes which provider drifted (logs, `/admin/providers`); the client gets a safe 502. `reason` stays internal.
+ * missing): the site changed. `driftCode` is stable (`<provider>.<what>`, e.g. `grok.mode_item_missing`) so operators can
+ * see within minutes which provider drifted (logs, `/admin/providers`); the client gets a safe 502 with the generic code
+ * `provider_changed`. `reason` stays internal.
  * Retryable: sites roll out layouts gradually, so another session may still get the old one.
  */
 export class ScraperDriftError extends UpstreamError {
   readonly provider: string;
-  readonly code: string;
+  readonly driftCode: string;
 
   constructor(provider: string, what: string, reason: string) {
     super(`The ${provider} page did not look as expected (its layout may have changed). Safe to retry; the operators are alerted.`, {
+      code: "provider_changed",
       retryable: true,
       cause: new Error(`${provider}.${what}: ${reason}`),
     });
     this.provider = provider;
-    this.code = `${provider}.${what}`;
+    this.driftCode = `${provider}.${what}`;
   }
 }
 
 /** 503: the browser pool has nothing warm and may not launch yet. */
 export class PoolWarmingUpError extends ServiceError {
   constructor(retryAfterSeconds = 5) {
-    super(503, "The scraper pool is warming up. Retry in a few seconds.", { retryable: true, retryAfterSeconds });
+    super(503, "The scraper pool is warming up. Retry in a few seconds.", { code: "pool_warming_up", retryable: true, retryAfterSeconds });
   }
 }
 
 /** 504: the browser service could not be reached in time. */
 export class BrowserUnreachableError extends ServiceError {
   constructor(cause?: unknown) {
-    super(504, "Network time-out reaching the scraper machine. Safe to retry.", { retryable: true, cause });
+    super(504, "Network time-out reaching the scraper machine. Safe to retry.", { code: "browser_unreachable", retryable: true, cause });
   }
 }
 
 /** Maps anything thrown to a ServiceError; unknown errors become a generic 500 whose cause is kept for the log only. */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
-  return new ServiceError(500, "Internal error. Safe to retry.", { retryable: true, cause: error });
+  return new ServiceError(500, "Internal error. Safe to retry.", { code: "internal_error", retryable: true, cause: error });
 }

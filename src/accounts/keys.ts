@@ -122,6 +122,7 @@ async function refuseIfCreatingTooFast(db: D1Database, accountId: string, now: D
   throw new TooManyRequestsError(
     `At most ${MAX_KEYS_CREATED_PER_DAY} API keys can be created per account in 24 hours, revoked ones included. Reuse an existing key, or retry later.`,
     retryAfterSeconds,
+    "key_creation_limit",
   );
 }
 

@@ -12,7 +12,7 @@ export const requireAdminToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   const presented = header.startsWith("Bearer ") ? header.slice("Bearer ".length).trim() : "";
   // An unset token disables the operator API rather than accepting an empty one.
   if (expected === "" || presented === "" || !(await timingSafeEqualText(presented, expected))) {
-    throw new UnauthorizedError(ADMIN_UNAUTHORIZED_DETAIL);
+    throw new UnauthorizedError(ADMIN_UNAUTHORIZED_DETAIL, "invalid_admin_token");
   }
   await next();
 };

@@ -37,12 +37,12 @@ export function pickApiKey(header: string | undefined, query: string | undefined
 }
 
 export async function authenticateApiKey(db: D1Database, apiKey: string | undefined): Promise<AuthenticatedKey> {
-  if (apiKey === undefined) throw new UnauthorizedError(MISSING_KEY_DETAIL);
+  if (apiKey === undefined) throw new UnauthorizedError(MISSING_KEY_DETAIL, "missing_api_key");
   const row = await db
     .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
     .bind(await sha256Hex(apiKey))
     .first<{ id: string; account_id: string }>();
-  if (row === null) throw new UnauthorizedError(INVALID_KEY_DETAIL);
+  if (row === null) throw new UnauthorizedError(INVALID_KEY_DETAIL, "invalid_api_key");
   return { keyId: row.id, accountId: row.account_id };
 }
 

@@ -23,6 +23,7 @@ export class CaptureReplayMismatchError extends ServiceError {
     super(
       500,
       `The capture was recorded but its redacted exchanges do not replay to the scraped answer (fields: ${paths.join(", ") || "none"}). See the Worker log.`,
+      { code: "capture_mismatch" },
     );
   }
 }
@@ -69,7 +70,7 @@ export async function recordCapture(env: Env, request: CaptureRequest): Promise<
     if (recorder.exchanges.size === 0) throw error;
     const failure = toServiceError(error);
     outcome = {
-      failure: { status: failure.status, detail: failure.detail, code: failure instanceof ScraperDriftError ? failure.code : null },
+      failure: { status: failure.status, detail: failure.detail, code: failure instanceof ScraperDriftError ? failure.driftCode : null },
     };
   }
   const file = redactCaptureFile(captureFileOf(metadata, recorder, outcome));

@@ -1,4 +1,5 @@
 /** Formatting shared by the dashboard pages. Times are rendered in UTC; the page script localises them. */
+import { isoTimestamp } from "../util/time";
 
 const NUMBER = new Intl.NumberFormat("en-US");
 const DATE_TIME = new Intl.DateTimeFormat("en-US", {
@@ -40,7 +41,7 @@ export function relativeTime(iso: string, now = Date.now()): string {
 export function Time({ iso }: { iso: string }) {
   const date = new Date(iso);
   return (
-    <time datetime={date.toISOString()} data-local="">
+    <time datetime={isoTimestamp(date)} data-local="">
       {DATE_TIME.format(date)} UTC
     </time>
   );
@@ -50,7 +51,7 @@ export function Time({ iso }: { iso: string }) {
 export function Ago({ iso, now }: { iso: string | null; now?: number }) {
   if (iso === null) return <span class="hint">Never</span>;
   return (
-    <time datetime={new Date(iso).toISOString()} title={`${DATE_TIME.format(new Date(iso))} UTC`}>
+    <time datetime={isoTimestamp(iso)} title={`${DATE_TIME.format(new Date(iso))} UTC`}>
       {relativeTime(iso, now)}
     </time>
   );

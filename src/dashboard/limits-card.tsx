@@ -21,6 +21,10 @@ function InFlight({ label, usage, note }: { label: string; usage: { limit: numbe
   );
 }
 
+function hasOwnLimits(limits: AccountLimitsView): boolean {
+  return Object.values(limits.account_overrides).some((value) => value !== null);
+}
+
 export function LimitsCard({ limits }: { limits: AccountLimitsView }) {
   return (
     <section class="card" aria-labelledby="limits-title">
@@ -36,10 +40,11 @@ export function LimitsCard({ limits }: { limits: AccountLimitsView }) {
         />
         <InFlight label="Running jobs" usage={limits.running_jobs} note="Your other jobs wait their turn; none is refused." />
       </ul>
-      <p class="hint">
+      <p class="hint" data-testid="limit-requests-per-minute">
         {formatNumber(limits.requests_per_minute.per_key)} requests a minute per key, {formatNumber(limits.requests_per_minute.per_account)}{" "}
-        for all your keys together · up to {formatNumber(limits.api_keys.max_active)} active keys,{" "}
-        {formatNumber(limits.api_keys.max_created_per_day)} new keys a day.
+        for all your keys together (beyond that, HTTP 429 with Retry-After; polling a job does not count) · up to{" "}
+        {formatNumber(limits.api_keys.max_active)} active keys, {formatNumber(limits.api_keys.max_created_per_day)} new keys a day.
+        {hasOwnLimits(limits) ? " Some of these limits were set for your account." : ""}
       </p>
     </section>
   );

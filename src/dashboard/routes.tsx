@@ -24,6 +24,7 @@ import { redactedUrl, requestBaseUrl } from "../http/request-context";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
 import { accountLimitsView } from "../limits/limits-view";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
+import { setNewKeyFlash, takeNewKeyFlash } from "./new-key-flash";
 import type { SignedInFrame } from "./layout";
 import { JobsPage, type JobRow } from "./pages/jobs";
 import { KeysPage, RevokeKeyPage, type KeysPageData } from "./pages/keys";
@@ -258,7 +259,15 @@ function createDashboard(): Hono<AppEnv> {
     const revokedId = c.req.query("revoked");
     const revoked = revokedId === undefined ? null : await getApiKey(c.env.DB, revokedId);
     const showRevoked = revoked !== null && revoked.accountId === signedIn.account.accountId && revoked.revokedAt !== null;
-    return renderKeysPage(c, signedIn, showRevoked ? { revoked } : {});
+    // The redirect after creating a key lands here: the flash shows the key this once, and a reload shows only the list.
+    const flash = await takeNewKeyFlash(c, sessionSecret(c.env), signedIn.sessionId);
+    const flashed = flash === null ? null : await getApiKey(c.env.DB, flash.keyId);
+    const showCreated =
+      flash !== null && flashed !== null && flashed.accountId === signedIn.account.accountId && flashed.revokedAt === null;
+    return renderKeysPage(c, signedIn, {
+      ...(showRevoked ? { revoked } : {}),
+      ...(showCreated ? { created: { ...flashed, apiKey: flash.apiKey } } : {}),
+    });
   });
 
   dashboard.post("/keys", async (c) => {
@@ -278,8 +287,9 @@ function createDashboard(): Hono<AppEnv> {
       );
     }
     if (outcome.status === "account_not_found") return toSignIn(c);
-    // The only response that ever carries the full key: rendered directly (no redirect), never cached.
-    return renderKeysPage(c, signedIn, { created: outcome.key });
+    // Post-redirect-get: reloading the page that shows the key must not submit the form again (a second key).
+    await setNewKeyFlash(c, sessionSecret(c.env), signedIn.sessionId, { keyId: outcome.key.keyId, apiKey: outcome.key.apiKey });
+    return c.redirect("/dashboard/keys", 303);
   });
 
   dashboard.get("/keys/:keyId/revoke", async (c) => {

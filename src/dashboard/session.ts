@@ -46,7 +46,7 @@ function base64UrlDecode(text: string): Uint8Array | null {
 
 export function sessionSecret(env: Env): string {
   const secret = env.SESSION_SECRET ?? "";
-  if (secret.length < MIN_SECRET_LENGTH) throw new ServiceError(503, DASHBOARD_NOT_CONFIGURED_DETAIL);
+  if (secret.length < MIN_SECRET_LENGTH) throw new ServiceError(503, DASHBOARD_NOT_CONFIGURED_DETAIL, { code: "not_configured" });
   return secret;
 }
 

@@ -5,6 +5,7 @@ import { USAGE_WINDOW_DAYS, usageSummary } from "../accounts/usage";
 import { getApiKey } from "../accounts/keys";
 import { INVALID_KEY_DETAIL } from "../auth/api-keys";
 import { UnauthorizedError } from "../errors";
+import { isoTimestamp } from "../util/time";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
@@ -61,7 +62,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>): void {
       getApiKey(c.env.DB, key.keyId),
     ]);
     // The key's account was deleted between the two reads: the key matches no active account.
-    if (account === null) throw new UnauthorizedError(INVALID_KEY_DETAIL);
+    if (account === null) throw new UnauthorizedError(INVALID_KEY_DETAIL, "invalid_api_key");
     c.header("X-Credits-Remaining", String(account.credits));
     c.header("Cache-Control", "no-store");
     return c.json(
@@ -72,7 +73,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>): void {
         credits_used_last_30_days: usage.creditsUsed,
         requests_last_30_days: usage.requests,
         usage_by_scraper: usage.byScraper,
-        period_start: usage.since,
+        period_start: isoTimestamp(usage.since),
         key: { key_id: key.keyId, name: keyRow?.name ?? "" },
       },
       200,

@@ -10,21 +10,20 @@ import { InvalidParameterError } from "../errors";
 import { describeValidationError, isCommonParams } from "../params/common-params";
 import { acceptedParameterNames, providerById, querySchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
+import { strictBody } from "./json-body";
 import { errorResponse, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
 
 /** Parameters that make no sense for a capture: it always scrapes afresh, and it is not a customer's request. */
 const NOT_FOR_CAPTURES = ["api_key", "bypass_cache"];
 
-const CaptureBody = z
-  .strictObject({
-    scraper: z.enum(SCRAPER_IDS, { error: `must be one of ${SCRAPER_IDS.join(", ")}` }).openapi({ example: "grok" }),
-    query: z.record(z.string(), z.string({ error: "every value must be a string, as in a query string" })).openapi({
-      description: "The scraper's query parameters as strings, exactly as for GET /scrapers/{scraper} (prompt, country, mode…)",
-      example: { prompt: "What is new with Starship?", mode: "MODEL_MODE_FAST" },
-    }),
-  })
-  .openapi("CaptureRequest");
+const CaptureBody = strictBody({
+  scraper: z.enum(SCRAPER_IDS, { error: `must be one of ${SCRAPER_IDS.join(", ")}` }).openapi({ example: "grok" }),
+  query: z.record(z.string(), z.string({ error: "every value must be a string, as in a query string" })).openapi({
+    description: "The scraper's query parameters as strings, exactly as for GET /scrapers/{scraper} (prompt, country, mode…)",
+    example: { prompt: "What is new with Starship?", mode: "MODEL_MODE_FAST" },
+  }),
+}).openapi("CaptureRequest");
 
 const route = createRoute({
   method: "post",

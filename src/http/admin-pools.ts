@@ -12,6 +12,7 @@ import type { BudgetStats, PoolStats } from "../browser/pool-types";
 import { InvalidParameterError } from "../errors";
 import { ISO_COUNTRY_CODES } from "../params/countries";
 import type { AppEnv } from "./app-env";
+import { strictBody } from "./json-body";
 import { errorResponse } from "./openapi-errors";
 
 const PoolSessionSchema = z.object({
@@ -83,14 +84,14 @@ const route = createRoute({
   },
 });
 
-const PoolOverridesSchema = z
-  .strictObject({
-    size: z.number().int().min(1).max(50).optional(),
-    max_sessions: z.number().int().min(1).max(200).optional(),
-    queue_limit: z.number().int().min(0).max(1000).optional(),
-    keep_alive_ms: z.number().int().min(10_000).max(600_000).optional(),
-    launches_per_minute: z.number().int().min(0).max(1000).optional(),
-  })
+/** A setting given as `null` drops its override, so that setting is back to the wrangler.toml value. */
+const PoolOverridesSchema = strictBody({
+  size: z.number().int().min(1).max(50).nullable().optional(),
+  max_sessions: z.number().int().min(1).max(200).nullable().optional(),
+  queue_limit: z.number().int().min(0).max(1000).nullable().optional(),
+  keep_alive_ms: z.number().int().min(10_000).max(600_000).nullable().optional(),
+  launches_per_minute: z.number().int().min(0).max(1000).nullable().optional(),
+})
   .nullable()
   .openapi("PoolOverrides");
 
@@ -101,7 +102,7 @@ const configureRoute = createRoute({
   summary: "Override one country's pool settings",
   description:
     'For example `{"launches_per_minute": 0}` stops new browser sessions in that country while warm ones keep serving. ' +
-    "`null` restores the wrangler.toml values.",
+    '`null` restores the wrangler.toml values; a single setting given as `null` (`{"size": null}`) restores that one.',
   security: [{ AdminToken: [] }],
   middleware: [requireAdminToken] as const,
   request: {
@@ -140,7 +141,7 @@ const budgetRoute = createRoute({
   middleware: [requireAdminToken] as const,
   request: {
     body: {
-      content: { "application/json": { schema: z.strictObject({ max_sessions: z.number().int().min(1).max(1000).nullable() }) } },
+      content: { "application/json": { schema: strictBody({ max_sessions: z.number().int().min(1).max(1000).nullable() }) } },
       required: true,
     },
   },

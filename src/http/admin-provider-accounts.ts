@@ -19,6 +19,7 @@ import {
 } from "../provider-accounts/store";
 import { type AnyProvider, providerById, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
+import { strictBody } from "./json-body";
 import { errorResponse } from "./openapi-errors";
 
 const ProviderAccountSchema = z
@@ -78,31 +79,28 @@ const labelField = z
 
 const providerField = z.enum(SCRAPER_IDS, { error: `must be one of ${SCRAPER_IDS.join(", ")}` });
 
-const CreateBody = z
-  .strictObject({
-    provider: providerField,
-    marketplace: z
-      .string({ error: "must be a string" })
-      .trim()
-      .toLowerCase()
-      .optional()
-      .openapi({ description: "Required where sessions are per marketplace (amazon_rufus: amazon.com, amazon.de…); absent otherwise" }),
-    label: labelField,
-    storage_state: StorageStateSchema,
-  })
-  .openapi("CreateProviderAccount");
+const CreateBody = strictBody({
+  provider: providerField,
+  marketplace: z
+    .string({ error: "must be a string" })
+    .trim()
+    .toLowerCase()
+    .optional()
+    .openapi({ description: "Required where sessions are per marketplace (amazon_rufus: amazon.com, amazon.de…); absent otherwise" }),
+  label: labelField,
+  storage_state: StorageStateSchema,
+}).openapi("CreateProviderAccount");
 
-const UpdateBody = z
-  .strictObject({
-    label: labelField.optional(),
-    storage_state: StorageStateSchema.optional().openapi({
-      description: "A fresh session: replaces the stored one and returns the account to rotation",
-    }),
-    state: z
-      .enum(["active", "disabled"], { error: "must be active or disabled" })
-      .optional()
-      .openapi({ description: "active: back in rotation (after checking the site) · disabled: out of rotation" }),
-  })
+const UpdateBody = strictBody({
+  label: labelField.optional(),
+  storage_state: StorageStateSchema.optional().openapi({
+    description: "A fresh session: replaces the stored one and returns the account to rotation",
+  }),
+  state: z
+    .enum(["active", "disabled"], { error: "must be active or disabled" })
+    .optional()
+    .openapi({ description: "active: back in rotation (after checking the site) · disabled: out of rotation" }),
+})
   .refine((body) => body.label !== undefined || body.storage_state !== undefined || body.state !== undefined, {
     error: "give at least one of label, storage_state, state",
   })

@@ -17,7 +17,9 @@ import { recentLedgerEntries, usageSummary, type LedgerEntry, type UsageSummary 
 import { requireAdminToken } from "../auth/admin-token";
 import { adjustCredits } from "../credits/ledger";
 import { ConflictError, NotFoundError } from "../errors";
+import { isoTimestamp, isoTimestampOrNull } from "../util/time";
 import type { AppEnv } from "./app-env";
+import { strictBody } from "./json-body";
 import { errorResponse } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
 
@@ -83,7 +85,7 @@ export function accountJson(account: Account) {
     name: account.name,
     email: account.email,
     credits: account.credits,
-    created_at: account.createdAt,
+    created_at: isoTimestamp(account.createdAt),
   };
 }
 
@@ -92,15 +94,15 @@ export function apiKeyJson(key: ApiKeySummary) {
     key_id: key.keyId,
     name: key.name,
     display_prefix: key.displayPrefix,
-    created_at: key.createdAt,
-    last_used_at: key.lastUsedAt,
+    created_at: isoTimestamp(key.createdAt),
+    last_used_at: isoTimestampOrNull(key.lastUsedAt),
     revoked: key.revokedAt !== null,
-    revoked_at: key.revokedAt,
+    revoked_at: isoTimestampOrNull(key.revokedAt),
   };
 }
 
 export function usageJson(usage: UsageSummary) {
-  return { since: usage.since, credits_used: usage.creditsUsed, requests: usage.requests, by_scraper: usage.byScraper };
+  return { since: isoTimestamp(usage.since), credits_used: usage.creditsUsed, requests: usage.requests, by_scraper: usage.byScraper };
 }
 
 function ledgerJson(entry: LedgerEntry) {
@@ -112,7 +114,7 @@ function ledgerJson(entry: LedgerEntry) {
     operation_id: entry.operationId,
     scraper: entry.scraper,
     key_id: entry.keyId,
-    created_at: entry.createdAt,
+    created_at: isoTimestamp(entry.createdAt),
   };
 }
 
@@ -127,56 +129,50 @@ const nameField = (what: string) =>
     .max(100, { error: `must be 1 to 100 characters and not blank` })
     .openapi({ description: what, example: "Production" });
 
-const CreateAccountBody = z
-  .strictObject({
-    name: nameField("Customer or company name").openapi({ example: "Acme Research" }),
-    email: z
-      .email({ error: "must be a valid email address" })
-      .max(254, { error: "must be at most 254 characters" })
-      .transform((email) => email.toLowerCase())
-      .optional()
-      .openapi({ description: "Unique per account when given", example: "ops@acme.example" }),
-    credits: z
-      .number({ error: "must be an integer from 0 to 1000000000" })
-      .int({ error: "must be an integer from 0 to 1000000000" })
-      .min(0, { error: "must be an integer from 0 to 1000000000" })
-      .max(MAX_CREDITS, { error: "must be an integer from 0 to 1000000000" })
-      .optional()
-      .openapi({ description: `Starting balance; default: the sign-up grant of ${SIGN_UP_CREDITS}`, default: SIGN_UP_CREDITS }),
-  })
-  .openapi("CreateAccount");
+const CreateAccountBody = strictBody({
+  name: nameField("Customer or company name").openapi({ example: "Acme Research" }),
+  email: z
+    .email({ error: "must be a valid email address" })
+    .max(254, { error: "must be at most 254 characters" })
+    .transform((email) => email.toLowerCase())
+    .optional()
+    .openapi({ description: "Unique per account when given", example: "ops@acme.example" }),
+  credits: z
+    .number({ error: "must be an integer from 0 to 1000000000" })
+    .int({ error: "must be an integer from 0 to 1000000000" })
+    .min(0, { error: "must be an integer from 0 to 1000000000" })
+    .max(MAX_CREDITS, { error: "must be an integer from 0 to 1000000000" })
+    .optional()
+    .openapi({ description: `Starting balance; default: the sign-up grant of ${SIGN_UP_CREDITS}`, default: SIGN_UP_CREDITS }),
+}).openapi("CreateAccount");
 
-const CreateKeyBody = z.strictObject({ name: nameField("A label to recognise the key by") }).openapi("CreateApiKey");
+const CreateKeyBody = strictBody({ name: nameField("A label to recognise the key by") }).openapi("CreateApiKey");
 
-const AdjustCreditsBody = z
-  .strictObject({
-    delta: z
-      .number({ error: "must be a non-zero integer from -1000000000 to 1000000000" })
-      .int({ error: "must be a non-zero integer from -1000000000 to 1000000000" })
-      .min(-MAX_CREDITS, { error: "must be a non-zero integer from -1000000000 to 1000000000" })
-      .max(MAX_CREDITS, { error: "must be a non-zero integer from -1000000000 to 1000000000" })
-      .refine((delta) => delta !== 0, { error: "must be a non-zero integer from -1000000000 to 1000000000" })
-      .openapi({ description: "Credits to add (positive, a top-up) or remove (negative, a correction)", example: 5000 }),
-    reason: z
-      .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
-      .trim()
-      .min(1, { error: "must be 1 to 200 characters and not blank" })
-      .max(200, { error: "must be 1 to 200 characters and not blank" })
-      .openapi({ description: "Recorded in the credit ledger", example: "Invoice 2026-114 paid" }),
-  })
-  .openapi("AdjustCredits");
+const AdjustCreditsBody = strictBody({
+  delta: z
+    .number({ error: "must be a non-zero integer from -1000000000 to 1000000000" })
+    .int({ error: "must be a non-zero integer from -1000000000 to 1000000000" })
+    .min(-MAX_CREDITS, { error: "must be a non-zero integer from -1000000000 to 1000000000" })
+    .max(MAX_CREDITS, { error: "must be a non-zero integer from -1000000000 to 1000000000" })
+    .refine((delta) => delta !== 0, { error: "must be a non-zero integer from -1000000000 to 1000000000" })
+    .openapi({ description: "Credits to add (positive, a top-up) or remove (negative, a correction)", example: 5000 }),
+  reason: z
+    .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+    .trim()
+    .min(1, { error: "must be 1 to 200 characters and not blank" })
+    .max(200, { error: "must be 1 to 200 characters and not blank" })
+    .openapi({ description: "Recorded in the credit ledger", example: "Invoice 2026-114 paid" }),
+}).openapi("AdjustCredits");
 
-const LoginLinkBody = z
-  .strictObject({
-    ttl_minutes: z
-      .number({ error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-      .int({ error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-      .min(5, { error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-      .max(LOGIN_LINK_MAX_MINUTES, { error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-      .optional()
-      .openapi({ description: "How long the link stays valid", default: LOGIN_LINK_DEFAULT_MINUTES }),
-  })
-  .openapi("CreateLoginLink");
+const LoginLinkBody = strictBody({
+  ttl_minutes: z
+    .number({ error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
+    .int({ error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
+    .min(5, { error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
+    .max(LOGIN_LINK_MAX_MINUTES, { error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
+    .optional()
+    .openapi({ description: "How long the link stays valid", default: LOGIN_LINK_DEFAULT_MINUTES }),
+}).openapi("CreateLoginLink");
 
 const AccountIdParam = z.object({
   account_id: z
@@ -408,7 +404,13 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     const { key } = outcome;
     c.header("Cache-Control", "no-store");
     return c.json(
-      { key_id: key.keyId, api_key: key.apiKey, name: key.name, display_prefix: key.displayPrefix, created_at: key.createdAt },
+      {
+        key_id: key.keyId,
+        api_key: key.apiKey,
+        name: key.name,
+        display_prefix: key.displayPrefix,
+        created_at: isoTimestamp(key.createdAt),
+      },
       201,
     );
   });
@@ -439,7 +441,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)),
     );
     c.header("Cache-Control", "no-store");
-    return c.json({ login_url: loginLinkUrl(requestBaseUrl(c), link.token), expires_at: link.expiresAt }, 201);
+    return c.json({ login_url: loginLinkUrl(requestBaseUrl(c), link.token), expires_at: isoTimestamp(link.expiresAt) }, 201);
   });
 
   app.openapi(endSessionsRoute, async (c) => {

@@ -20,6 +20,7 @@ import { webhookSettings } from "../webhooks/settings";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
+import { requireJsonContentType } from "./json-body";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, errorResponse } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
@@ -146,11 +147,12 @@ const validateBatchBody = createMiddleware<AppEnv>(async (c, next) => {
   if (extra.length > 0) {
     throw new InvalidParameterError(`Unknown query parameter: ${extra.join(", ")}. A batch's parameters go in the JSON body.`);
   }
+  requireJsonContentType(c.req.header("Content-Type"));
   let body: unknown;
   try {
     body = JSON.parse(await c.req.text());
   } catch {
-    throw new InvalidParameterError('Request body: must be a JSON object {"scraper", "items", "webhook_url"?}');
+    throw new InvalidParameterError('Request body: must be a JSON object {"scraper", "items", "webhook_url"?}', "malformed_json");
   }
   validatedBodies.set(c.req.raw, parseBatchRequest(body, webhookSettings(c.env)));
   await next();
@@ -161,7 +163,9 @@ async function checkBatchWebhookUrl(env: Env, url: string): Promise<void> {
   const verdict = await checkWebhookUrl(url, webhookSettings(env));
   if (verdict.ok) return;
   const detail = `webhook_url: ${verdict.reason}`;
-  throw verdict.temporary ? new ServiceError(503, detail, { retryable: true, retryAfterSeconds: 5 }) : new InvalidParameterError(detail);
+  throw verdict.temporary
+    ? new ServiceError(503, detail, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5 })
+    : new InvalidParameterError(detail);
 }
 
 export function registerBatchRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -2,21 +2,31 @@ import { ErrorBodySchema } from "../schemas/responses";
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBodySchema } } });
 
-/** The error statuses of a scrape endpoint (DESIGN.md §4), documented once for every scraper route. */
+/**
+ * The error statuses of a scrape endpoint (DESIGN.md §4), documented once for every scraper route. Every body is
+ * `{detail, code}`; the descriptions name the codes each status carries (the full table: docs/errors.md).
+ */
 export const SCRAPE_ERROR_RESPONSES = {
-  400: errorResponse("Invalid or unknown parameter; `detail` names it"),
-  401: errorResponse("API key missing, invalid or revoked"),
-  404: errorResponse("Unknown scraper"),
-  408: errorResponse("The scrape did not finish within `timeout` (credits restored)"),
+  400: errorResponse("Invalid or unknown parameter; `detail` names it (`invalid_parameter`)"),
+  401: errorResponse("API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)"),
+  404: errorResponse("Unknown scraper (`not_found`)"),
+  408: errorResponse("The scrape did not finish within `timeout` (`timeout`; credits restored)"),
   429: errorResponse(
-    "Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)",
+    "Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account " +
+      "(`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full " +
+      "(`queue_full`); the last three send Retry-After",
   ),
-  500: errorResponse("The scraper returned an empty or unexpected result; safe to retry"),
-  502: errorResponse("Execution failed on the upstream provider or the browser; safe to retry"),
+  500: errorResponse(
+    "The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry",
+  ),
+  502: errorResponse(
+    "Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry",
+  ),
   503: errorResponse(
-    "The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)",
+    "The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job " +
+      "could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)",
   ),
-  504: errorResponse("Network time-out reaching the scraper machine"),
+  504: errorResponse("Network time-out reaching the scraper machine (`browser_unreachable`)"),
 } as const;
 
 export { errorResponse };

@@ -45,7 +45,7 @@ export function publicBaseUrl(env: Env, requestUrl: string): string {
   const url = new URL(requestUrl);
   if (isLocalHost(url.hostname)) return url.origin;
   console.error(`PUBLIC_BASE_URL is not set (or not an http(s) URL); refusing to build links from the Host header ${logSafe(url.host)}`);
-  throw new ServiceError(500, BASE_URL_NOT_CONFIGURED_DETAIL);
+  throw new ServiceError(500, BASE_URL_NOT_CONFIGURED_DETAIL, { code: "internal_error" });
 }
 
 export function requestBaseUrl(c: Context<AppEnv>): string {

@@ -107,13 +107,13 @@ export function registerStatusRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(statusRoute, async (c) => {
     c.header("Vary", "Accept");
     const representation = negotiate(c, [HTML, JSON_TYPE]);
-    if (representation === null) throw new ServiceError(406, NOT_ACCEPTABLE_DETAIL);
+    if (representation === null) throw new ServiceError(406, NOT_ACCEPTABLE_DETAIL, { code: "not_acceptable" });
     if (representation === JSON_TYPE) return statusJson(c);
     const status = await currentServiceStatus(c.env.DB);
     return c.html(statusPageHtml(status), 200, { "Cache-Control": CACHE_CONTROL, ...PAGE_SECURITY_HEADERS });
   });
   app.openapi(statusJsonRoute, async (c) => {
-    if (negotiate(c, [JSON_TYPE]) === null) throw new ServiceError(406, NOT_ACCEPTABLE_JSON_DETAIL);
+    if (negotiate(c, [JSON_TYPE]) === null) throw new ServiceError(406, NOT_ACCEPTABLE_JSON_DETAIL, { code: "not_acceptable" });
     return statusJson(c);
   });
   app.get("/status.css", (c) =>

@@ -12,10 +12,12 @@ import { InvalidParameterError, NotFoundError, ServiceError } from "../errors";
 import { type DeliveryLogEntry, recentDeliveries } from "../webhooks/delivery-log";
 import { type WebhookEndpoint, ensureWebhookEndpoint, rotateWebhookSecret, setWebhookUrl } from "../webhooks/endpoints";
 import { webhookSettings } from "../webhooks/settings";
+import { isoTimestamp, isoTimestampOrNull } from "../util/time";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { ACCOUNT_NOT_FOUND_DETAIL } from "./admin";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
+import { strictBody } from "./json-body";
 import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
 
 const DEFAULT_DELIVERIES = 50;
@@ -52,14 +54,12 @@ const DeliverySchema = z
   })
   .openapi("WebhookDelivery");
 
-const SetUrlBody = z
-  .strictObject({
-    url: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).openapi({
-      description: "https, not resolving to a private, loopback or link-local address",
-      example: "https://hooks.example.com/scraper",
-    }),
-  })
-  .openapi("SetWebhookUrl");
+const SetUrlBody = strictBody({
+  url: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).openapi({
+    description: "https, not resolving to a private, loopback or link-local address",
+    example: "https://hooks.example.com/scraper",
+  }),
+}).openapi("SetWebhookUrl");
 
 const DeliveriesQuery = z.object({
   limit: z.coerce
@@ -86,8 +86,8 @@ export function webhookEndpointJson(endpoint: WebhookEndpoint) {
     account_id: endpoint.accountId,
     url: endpoint.url,
     secret: endpoint.secret,
-    created_at: endpoint.createdAt,
-    updated_at: endpoint.updatedAt,
+    created_at: isoTimestamp(endpoint.createdAt),
+    updated_at: isoTimestamp(endpoint.updatedAt),
   };
 }
 
@@ -100,12 +100,12 @@ function deliveryJson(entry: DeliveryLogEntry) {
     url: entry.url,
     status: entry.status,
     attempts: entry.attempts,
-    last_attempt_at: entry.lastAttemptAt,
+    last_attempt_at: isoTimestampOrNull(entry.lastAttemptAt),
     last_status_code: entry.lastStatusCode,
     last_error: entry.lastError,
-    next_attempt_at: entry.nextAttemptAt,
-    created_at: entry.createdAt,
-    delivered_at: entry.deliveredAt,
+    next_attempt_at: isoTimestampOrNull(entry.nextAttemptAt),
+    created_at: isoTimestamp(entry.createdAt),
+    delivered_at: isoTimestampOrNull(entry.deliveredAt),
   };
 }
 
@@ -120,7 +120,9 @@ export async function acceptableWebhookUrl(env: Env, raw: string, field = "url")
   const verdict = await checkWebhookUrl(raw, webhookSettings(env));
   if (verdict.ok) return verdict.url;
   const detail = `${field}: ${verdict.reason}`;
-  throw verdict.temporary ? new ServiceError(503, detail, { retryable: true, retryAfterSeconds: 5 }) : new InvalidParameterError(detail);
+  throw verdict.temporary
+    ? new ServiceError(503, detail, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5 })
+    : new InvalidParameterError(detail);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

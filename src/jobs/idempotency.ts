@@ -10,7 +10,7 @@
  * the same resource id: every submission step is idempotent for a given id, so finishing someone else's half-done
  * submission never creates or charges anything twice.
  */
-import { ConflictError, InvalidParameterError, ServiceError } from "../errors";
+import { ConflictError, InvalidParameterError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -161,7 +161,7 @@ export async function withIdempotencyKey<T>(db: D1Database, request: IdempotentR
   await pruneExpired(db, Date.now());
   for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
     const claimed = await claim(db, request, Date.now());
-    if (claimed.outcome === "conflict") throw new ConflictError(IDEMPOTENCY_MISMATCH_DETAIL);
+    if (claimed.outcome === "conflict") throw new ConflictError(IDEMPOTENCY_MISMATCH_DETAIL, { code: "idempotency_key_reused" });
     if (claimed.outcome === "replay") return work.replay(claimed.resourceId);
     if (claimed.outcome === "owner") {
       let result: T;
@@ -175,7 +175,8 @@ export async function withIdempotencyKey<T>(db: D1Database, request: IdempotentR
       await settle(db, request, claimed.token, true);
       return result;
     }
-    if (Date.now() + pause > deadline) throw new ServiceError(409, IDEMPOTENCY_IN_PROGRESS_DETAIL, { retryAfterSeconds: 2 });
+    if (Date.now() + pause > deadline)
+      throw new ConflictError(IDEMPOTENCY_IN_PROGRESS_DETAIL, { code: "idempotency_in_progress", retryAfterSeconds: 2 });
     await sleep(pause);
   }
 }

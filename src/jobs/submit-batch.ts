@@ -130,7 +130,7 @@ async function createBatch(env: Env, submission: BatchSubmission, key: Authentic
     );
   } catch (cause) {
     await refundAll(env, key.accountId, batch.jobIds);
-    throw new ServiceError(503, BATCH_FAILED_DETAIL, { retryable: true, retryAfterSeconds: 5, cause });
+    throw new ServiceError(503, BATCH_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
   const notCreated = await settleEach(jobs, CREATE_CONCURRENCY, async (job) => {
     await jobStub(env, job.jobId).create({
@@ -148,7 +148,7 @@ async function createBatch(env: Env, submission: BatchSubmission, key: Authentic
   if (notCreated.length > 0) {
     await abandonJobs(env, key.accountId, batch.jobIds, "The batch could not be created.");
     await markBatchJobsFailed(env.DB, batchId, new Date()).catch((cause: unknown) => console.error(`batch ${batchId}: index`, cause));
-    throw new ServiceError(503, BATCH_FAILED_DETAIL, { retryable: true, retryAfterSeconds: 5 });
+    throw new ServiceError(503, BATCH_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5 });
   }
   const chunks: string[][] = [];
   for (let start = 0; start < batch.jobIds.length; start += SEND_CHUNK) chunks.push(batch.jobIds.slice(start, start + SEND_CHUNK));

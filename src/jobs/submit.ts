@@ -87,13 +87,13 @@ async function createJob(
     });
   } catch (cause) {
     await refundCredits(env.DB, authorized.accountId, jobId, "job record could not be created");
-    throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { retryable: true, retryAfterSeconds: 5, cause });
+    throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
   try {
     await env.JOBS.send({ jobId } satisfies JobMessage);
   } catch (cause) {
     await stub.fail("The job could not be queued.");
-    throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { retryable: true, retryAfterSeconds: 5, cause });
+    throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
   return { jobId, creditsRemaining: authorized.creditsRemaining };
 }

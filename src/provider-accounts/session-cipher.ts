@@ -20,6 +20,7 @@ export class ProviderAccountsNotConfiguredError extends ServiceError {
     super(
       503,
       `Provider accounts are not configured: set the ${PROVIDER_ACCOUNTS_KEY} secret (at least ${MIN_SECRET_CHARS} characters, e.g. \`openssl rand -base64 32\`).`,
+      { code: "not_configured" },
     );
   }
 }

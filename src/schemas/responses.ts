@@ -4,9 +4,16 @@
  * Each provider's own answer schema lives in its folder (src/scrapers/<id>/).
  */
 import { z } from "@hono/zod-openapi";
+import { ERROR_CODES } from "../errors";
 
 export const ErrorBodySchema = z
-  .object({ detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }) })
+  .object({
+    detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }),
+    code: z.enum(ERROR_CODES).openapi({
+      description: "Stable machine-readable error code (docs/errors.md): branch on this, not on the wording of `detail`",
+      example: "invalid_parameter",
+    }),
+  })
   .openapi("Error");
 
 /** §2.1: fields every scraper's 200 response carries. */

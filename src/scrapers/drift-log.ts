@@ -6,9 +6,9 @@ import type { ScraperDriftError } from "../errors";
 import { isoTimestamp } from "../util/time";
 
 export async function recordDrift(env: Env, error: ScraperDriftError, now = Date.now()): Promise<void> {
-  console.warn(JSON.stringify({ event: "scraper_drift", provider: error.provider, code: error.code }));
+  console.warn(JSON.stringify({ event: "scraper_drift", provider: error.provider, code: error.driftCode }));
   await env.DB.prepare("INSERT INTO scraper_drift (provider, code, at) VALUES (?, ?, ?)")
-    .bind(error.provider, error.code, isoTimestamp(now))
+    .bind(error.provider, error.driftCode, isoTimestamp(now))
     .run()
     .catch((cause: unknown) => console.error("could not record drift", cause));
 }

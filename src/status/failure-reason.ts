@@ -41,7 +41,7 @@ const CAPACITY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 /** The category of a failed scrape, or null when the failure says nothing about the provider (a capacity refusal). */
 export function classifyFailure(error: unknown): ClassifiedFailure | null {
   if (error instanceof ServiceError && CAPACITY_STATUSES.has(error.status)) return null;
-  if (error instanceof ScraperDriftError) return { reason: "drift", driftCode: error.code };
+  if (error instanceof ScraperDriftError) return { reason: "drift", driftCode: error.driftCode };
   if (error instanceof ScrapeTimeoutError) return { reason: "timeout", driftCode: null };
   if (error instanceof UpstreamError) {
     if (CHALLENGE_DETAIL.test(error.detail)) return { reason: "challenge", driftCode: null };

@@ -113,6 +113,12 @@ describe("the dashboard in Chromium", () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
     await shot("05-key-created");
 
+    // Post-redirect-get: the key is shown by a GET, so reloading it neither resends the form nor shows the key again.
+    expect(page.url()).toBe(`${baseUrl}/dashboard/keys`);
+    await page.reload();
+    expect(await page.locator("#new-api-key").count()).toBe(0);
+    expect(await page.locator("[data-key-id]").count()).toBe(1);
+
     // Shown once: the list shows only the prefix afterwards.
     await page.goto("/dashboard/keys");
     expect(await page.content()).not.toContain(apiKey);

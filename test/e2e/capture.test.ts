@@ -125,7 +125,7 @@ describe("capture layer in real Chromium", () => {
   it("waits are bounded: no exchange → drift error after the start timeout; an aborted signal rejects at once", async () => {
     await inLab(async (capture) => {
       const missing = await capture.waitForExchange("stream", { signal: signal(), startTimeoutMs: 300 }).catch((error: unknown) => error);
-      expect(missing).toMatchObject({ status: 502, code: "capture-lab.request_not_sent" });
+      expect(missing).toMatchObject({ status: 502, driftCode: "capture-lab.request_not_sent", code: "provider_changed" });
       const aborted = await capture
         .waitForExchange("stream", { signal: AbortSignal.abort(new Error("deadline")), startTimeoutMs: 5_000 })
         .catch((error: unknown) => error);

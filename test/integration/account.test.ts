@@ -54,10 +54,10 @@ describe("GET /account", () => {
   it("401 for a missing, unknown or revoked key", async () => {
     const missing = await api("/account");
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ detail: MISSING_KEY_DETAIL });
+    expect(await missing.json()).toEqual({ detail: MISSING_KEY_DETAIL, code: "missing_api_key" });
     const unknown = await api("/account", { apiKey: "sk_unknown" });
     expect(unknown.status).toBe(401);
-    expect(await unknown.json()).toEqual({ detail: INVALID_KEY_DETAIL });
+    expect(await unknown.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
 
     const account = await newAccount();
     const key = await newKey(account.account_id);
@@ -65,7 +65,7 @@ describe("GET /account", () => {
     await adminJson(`/admin/keys/${key.key_id}`, { method: "DELETE" });
     const revoked = await api("/account", { apiKey: key.api_key });
     expect(revoked.status).toBe(401);
-    expect(await revoked.json()).toEqual({ detail: INVALID_KEY_DETAIL });
+    expect(await revoked.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
   });
 
   it("counts charged requests of the last 30 days per scraper, across every key, excluding refunds", async () => {

@@ -5,6 +5,7 @@ import { SIGN_UP_CREDITS } from "../../src/accounts/accounts";
 import { MAX_ACTIVE_KEYS } from "../../src/accounts/keys";
 import { ADMIN_UNAUTHORIZED_DETAIL } from "../../src/auth/admin-token";
 import { INVALID_KEY_DETAIL } from "../../src/auth/api-keys";
+import { isoTimestamp } from "../../src/util/time";
 import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "./account-helpers";
 import { api, balanceOf, ledgerOf } from "./helpers";
 
@@ -80,7 +81,7 @@ describe("POST /admin/accounts", () => {
     const account = await newAccount({ email: "Ops@Acme.example" });
     expect(account).toMatchObject({ name: "Acme Research", email: "ops@acme.example", credits: SIGN_UP_CREDITS });
     expect(account.account_id).toMatch(/^acct_[A-Za-z0-9_-]+$/);
-    expect(new Date(account.created_at).toISOString()).toBe(account.created_at);
+    expect(isoTimestamp(account.created_at)).toBe(account.created_at);
     expect(await balanceOf(account.account_id)).toBe(1500);
     expect(await ledgerOf(account.account_id)).toEqual([{ kind: "grant", delta: 1500, operation_id: `signup:${account.account_id}` }]);
   });

@@ -31,7 +31,7 @@ describe("API key authentication", () => {
   it("wrong key → 401 invalid", async () => {
     const response = await api(path, { apiKey: "sk_not_a_real_key" });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: INVALID_KEY_DETAIL });
+    expect(await response.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
   });
 
   it("accepts the key in the header or as api_key in the query", async () => {
@@ -50,7 +50,7 @@ describe("API key authentication", () => {
     await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").bind(new Date().toISOString(), own.keyId).run();
     const response = await api(path, { apiKey: own.apiKey });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: INVALID_KEY_DETAIL });
+    expect(await response.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
   });
 
   it("keys are stored only as SHA-256 hashes", async () => {

@@ -212,9 +212,17 @@ describe("keys in the dashboard", () => {
   it("creates a key shown once (never cached), which works against the API; revoking it makes the next request 401", async () => {
     const account = await newAccount();
     const { visitor, csrf } = await signIn(account.account_id);
-    const created = await visitor.post("/dashboard/keys", { _csrf: csrf, name: "Production server" });
+    // Post-redirect-get: the POST creates the key and redirects; the key travels in a sealed one-time cookie, not the URL.
+    const posted = await visitor.post("/dashboard/keys", { _csrf: csrf, name: "Production server" });
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("Location")).toBe("/dashboard/keys");
+    const flash = visitor.lastSetCookies.find((line) => line.startsWith("__Host-new_key="));
+    for (const attribute of [/HttpOnly/, /Secure/, /SameSite=Lax/, /Path=\//, /Max-Age=120/]) expect(flash).toMatch(attribute);
+    expect(flash).not.toMatch(/sk_/);
+    const created = await visitor.get("/dashboard/keys");
     expect(created.status).toBe(200);
     expect(created.headers.get("Cache-Control")).toBe("no-store");
+    expect(visitor.cookies.has("__Host-new_key")).toBe(false);
     const html = await created.text();
     const apiKey = /id="new-api-key"[^>]*value="(sk_[^"]+)"/.exec(html)?.[1] ?? /value="(sk_[^"]+)"/.exec(html)?.[1];
     expect(apiKey).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
@@ -222,8 +230,9 @@ describe("keys in the dashboard", () => {
     expect(html).toContain("will not be shown again");
     expect((await authProbe(apiKey)).status).toBe(200);
 
-    // The list shows only the prefix from now on.
+    // The list shows only the prefix from now on: a reload shows no key and creates none.
     const list = await (await visitor.get("/dashboard/keys")).text();
+    expect((await adminJson<{ keys: unknown[] }>(`/admin/accounts/${account.account_id}`)).keys).toHaveLength(1);
     expect(list).toContain("Production server");
     expect(list).toContain(apiKey.slice(0, 10));
     expect(list).not.toContain(apiKey);
@@ -275,6 +284,27 @@ describe("keys in the dashboard", () => {
     expect((await visitor.get(`/dashboard/keys/${theirKey.key_id}/revoke`)).status).toBe(404);
     expect((await visitor.post(`/dashboard/keys/${theirKey.key_id}/revoke`, { _csrf: csrf })).status).toBe(404);
     expect((await authProbe(theirKey.api_key)).status).toBe(200);
+  });
+
+  it("the new-key flash opens only for the session that created the key", async () => {
+    const account = await newAccount();
+    const first = await signIn(account.account_id);
+    const second = await signIn(account.account_id);
+    expect((await first.visitor.post("/dashboard/keys", { _csrf: first.csrf, name: "Flash" })).status).toBe(303);
+    const flash = first.visitor.cookies.get("__Host-new_key") ?? "";
+    expect(flash).not.toBe("");
+    // The same account's other session replays the cookie: the key is not shown, and the cookie is cleared.
+    second.visitor.cookies.set("__Host-new_key", flash);
+    const replayed = await (await second.visitor.get("/dashboard/keys")).text();
+    expect(replayed).not.toMatch(/value="sk_/);
+    expect(second.visitor.cookies.has("__Host-new_key")).toBe(false);
+    // An altered cookie shows nothing either; the genuine one still works once.
+    const altered = flash.slice(0, -2) + (flash.endsWith("A") ? "BB" : "AA");
+    first.visitor.cookies.set("__Host-new_key", altered);
+    expect(await (await first.visitor.get("/dashboard/keys")).text()).not.toMatch(/value="sk_/);
+    first.visitor.cookies.set("__Host-new_key", flash);
+    expect(await (await first.visitor.get("/dashboard/keys")).text()).toMatch(/id="new-api-key"[^>]*value="sk_|value="sk_/);
+    expect(await (await first.visitor.get("/dashboard/keys")).text()).not.toMatch(/value="sk_/);
   });
 
   it("explains an invalid key name instead of creating a key", async () => {
@@ -334,6 +364,9 @@ describe("pages", () => {
       expect(html, state).toMatch(new RegExp(`data-job-id="${jobId}"[\\s\\S]*?data-status="${state}"`));
     }
     expect(html).toContain("What is new in rockets?");
+    // A failed job has no result, but its prompt is still shown (not "—").
+    const failedRow = new RegExp(`<tr data-job-id="${jobs.failed}">([\\s\\S]*?)</tr>`).exec(html)?.[1] ?? "";
+    expect(failedRow).toContain("What is new in rockets?");
     expect(html).toContain("Batch");
   });
 

@@ -86,7 +86,9 @@ describe("failure categories come from the error class, never from provider text
     ).toBe("other");
     expect(classifyFailure(new UnexpectedResultError())?.reason).toBe("other");
     expect(classifyFailure(new Error("anti-bot challenge"))?.reason).toBe("other");
-    expect(classifyFailure(new TooManyRequestsError("The scraper queue is full for this country. Retry shortly.", 5))).toBeNull();
+    expect(
+      classifyFailure(new TooManyRequestsError("The scraper queue is full for this country. Retry shortly.", 5, "queue_full")),
+    ).toBeNull();
     expect(classifyFailure(new PoolWarmingUpError())).toBeNull();
     expect(classifyFailure(new ServiceError(503, "Every browser session of the service is in use.", { retryable: true }))).toBeNull();
   });
@@ -382,7 +384,10 @@ describe("GET /status", () => {
 
     const refused = await api("/status", { headers: { Accept: "application/xml" } });
     expect(refused.status).toBe(406);
-    expect(await refused.json()).toEqual({ detail: "Not acceptable: this resource is available as text/html and application/json only." });
+    expect(await refused.json()).toEqual({
+      detail: "Not acceptable: this resource is available as text/html and application/json only.",
+      code: "not_acceptable",
+    });
     const htmlOnly = await api("/status.json", { headers: { Accept: "text/html" } });
     expect(htmlOnly.status).toBe(406);
     expect(((await htmlOnly.json()) as { detail: string }).detail).toContain("GET /status serves the HTML page");

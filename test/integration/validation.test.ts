@@ -137,6 +137,6 @@ describe("routing", () => {
   it("unknown paths are 404 {detail}", async () => {
     const response = await api("/nope");
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ detail: "Not found. See /docs for the API reference." });
+    expect(await response.json()).toEqual({ detail: "Not found. See /docs for the API reference.", code: "not_found" });
   });
 });

@@ -39,7 +39,7 @@ function driftCode(run: () => void): string | null {
     run();
     return null;
   } catch (error) {
-    if (error instanceof ScraperDriftError) return error.code;
+    if (error instanceof ScraperDriftError) return error.driftCode;
     throw error;
   }
 }

@@ -77,7 +77,7 @@ function failure(input: StreamCapture, page: GeminiPageSnapshot = NO_PAGE): Fail
       status: error.status,
       detail: error.detail,
       retryable: error.retryable,
-      code: error instanceof ScraperDriftError ? error.code : null,
+      code: error instanceof ScraperDriftError ? error.driftCode : null,
     };
   }
   throw new Error("expected the parse to fail");
@@ -514,7 +514,7 @@ describe("helpers", () => {
         run();
         return null;
       } catch (error) {
-        return error instanceof ScraperDriftError ? error.code : "other";
+        return error instanceof ScraperDriftError ? error.driftCode : "other";
       }
     };
     expect(code(() => verifyStreamRequest({ url, requestBody }, "Another prompt", "de"))).toBe("gemini.prompt_mismatch");

@@ -166,7 +166,7 @@ describe("hand-written edge cases", () => {
   it("markup without the sheet's anchors is drift with a stable code", () => {
     const error = failureOf(captured([fixture("unknown-markup.html")]));
     expect(error).toBeInstanceOf(ScraperDriftError);
-    expect(error instanceof ScraperDriftError ? error.code : "").toBe("google_ai_mode.answer_container_missing");
+    expect(error instanceof ScraperDriftError ? error.driftCode : "").toBe("google_ai_mode.answer_container_missing");
     expect(error.status).toBe(502);
     expect(error.detail).not.toContain("sheet");
   });

@@ -6,7 +6,7 @@ import { Layout, PageHead, type SignedInFrame } from "../layout";
 
 export interface KeysPageData {
   keys: ApiKeySummary[];
-  /** Set only on the response to the create form: the one time the full key is shown. */
+  /** Set only on the page the create form redirects to (from its one-time flash): the one time the full key is shown. */
   created?: CreatedApiKey;
   /** Set after a revocation, to confirm it. */
   revoked?: ApiKeySummary;

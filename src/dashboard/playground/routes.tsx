@@ -13,14 +13,14 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Account } from "../../accounts/accounts";
 import { getApiKey, listApiKeys } from "../../accounts/keys";
 import { CREDITS_PER_REQUEST } from "../../credits/ledger";
-import { ServiceError, toServiceError } from "../../errors";
-import { accountRequestSlot } from "../../http/account-admission";
+import { ServiceError, toServiceError, UnauthorizedError } from "../../errors";
 import type { AppEnv } from "../../http/app-env";
 import { requestBaseUrl } from "../../http/request-context";
 import { submitJob } from "../../jobs/submit";
 import type { ScrapeParams } from "../../params/common-params";
 import type { ScrapeResponse } from "../../scrape/pipeline";
 import { scrapeSynchronously } from "../../scrape/sync-scrape";
+import { isoTimestamp } from "../../util/time";
 import type { NavItem, SignedInFrame } from "../layout";
 import { PlaygroundPage } from "../pages/playground";
 import { ResultPage, type ResultPageData } from "../pages/result";
@@ -103,26 +103,19 @@ async function renderPlayground(
   );
 }
 
-/** A synchronous run, inside the account's request slot exactly as `GET /scrapers/{scraper}` runs one. */
+/** A synchronous run, exactly as `GET /scrapers/{scraper}` runs one (its browser work within the account's request slots). */
 async function runSynchronously(
   c: DashboardContext,
   input: PlaygroundInput,
   params: ScrapeParams,
   key: PickedKey,
 ): Promise<ScrapeResponse> {
-  c.set("apiKey", { keyId: key.keyId, accountId: key.accountId });
-  c.set("scrapeParams", params);
-  let response: ScrapeResponse | undefined;
-  await accountRequestSlot(c, async () => {
-    const outcome = await scrapeSynchronously(
-      c.env,
-      { scraper: input.scraper.id, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
-      key,
-    );
-    response = outcome.response;
-  });
-  if (response === undefined) throw new ServiceError(500, "Internal error. Safe to retry.");
-  return response;
+  const outcome = await scrapeSynchronously(
+    c.env,
+    { scraper: input.scraper.id, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
+    key,
+  );
+  return outcome.response;
 }
 
 function scraperNameOf(id: string): string {
@@ -188,7 +181,7 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
         accountId,
         keyId: key.keyId,
         keyName: key.name,
-        createdAt: new Date(c.get("startedAt")).toISOString(),
+        createdAt: isoTimestamp(c.get("startedAt")),
         scraper: input.scraper.id,
         params: { ...params },
         response,
@@ -211,7 +204,7 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
 
   dashboard.get("/playground/snippets", async (c) => {
     const signedIn = await access.currentSession(c, null);
-    if (signedIn === null) return c.json({ detail: SIGNED_OUT_DETAIL }, 401);
+    if (signedIn === null) return c.json(new UnauthorizedError(SIGNED_OUT_DETAIL, "signed_out").toBody(), 401);
     const input = readPlaygroundInput(c.req.query());
     const key = input.keyId === "" ? null : await getApiKey(c.env.DB, input.keyId);
     const prefix = key !== null && key.accountId === signedIn.account.accountId ? key.displayPrefix : null;

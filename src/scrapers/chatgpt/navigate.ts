@@ -156,7 +156,7 @@ async function loginModal(nav: Navigator): Promise<"login_wall" | null> {
       if (control !== null) return "login_wall";
     } catch (error) {
       // several controls named like that inside the dialog: still a login modal
-      if (error instanceof ScraperDriftError && error.code.endsWith("_ambiguous")) return "login_wall";
+      if (error instanceof ScraperDriftError && error.driftCode.endsWith("_ambiguous")) return "login_wall";
       throw error;
     }
   }
