@@ -12,16 +12,33 @@ export interface AccountLimits {
    * so another account's job always finds a consumer.
    */
   runningJobs: number;
+  /** Requests a minute per API key (`KEY_REQUESTS_PER_MINUTE`): scrapes, job submissions, `/account`, job listing. */
+  keyRequestsPerMinute: number;
+  /** Requests a minute of all the account's keys together (`ACCOUNT_REQUESTS_PER_MINUTE`): more keys buy no more. */
+  accountRequestsPerMinute: number;
 }
+
+/** Bounds of every requests-per-minute value, the defaults' and an operator's (migrations/0009 checks the same). */
+export const REQUESTS_PER_MINUTE_RANGE = { min: 1, max: 100_000 } as const;
+/** Bounds of the synchronous requests one account may have in flight. */
+export const CONCURRENT_REQUESTS_RANGE = { min: 1, max: 1000 } as const;
 
 function integerVar(value: string | undefined, fallback: number, min: number, max: number): number {
   const parsed = Number(value);
   return value !== undefined && value !== "" && Number.isInteger(parsed) && parsed >= min && parsed <= max ? parsed : fallback;
 }
 
+/**
+ * The service's defaults. The per-minute ones let a batch of 500 individual job submissions through in one go (the
+ * spec's advice is "submit all jobs first, then poll"); an operator sets other values per account
+ * (`PATCH /admin/accounts/{id}/limits`, src/limits/account-overrides.ts).
+ */
 export function accountLimits(env: Env): AccountLimits {
+  const { min, max } = REQUESTS_PER_MINUTE_RANGE;
   return {
-    concurrentRequests: integerVar(env.ACCOUNT_MAX_CONCURRENT_REQUESTS, 8, 1, 1000),
+    concurrentRequests: integerVar(env.ACCOUNT_MAX_CONCURRENT_REQUESTS, 8, CONCURRENT_REQUESTS_RANGE.min, CONCURRENT_REQUESTS_RANGE.max),
     runningJobs: integerVar(env.ACCOUNT_MAX_RUNNING_JOBS, 2, 1, 1000),
+    keyRequestsPerMinute: integerVar(env.KEY_REQUESTS_PER_MINUTE, 600, min, max),
+    accountRequestsPerMinute: integerVar(env.ACCOUNT_REQUESTS_PER_MINUTE, 1200, min, max),
   };
 }

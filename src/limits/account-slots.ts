@@ -15,7 +15,10 @@ export const RECENT_SHARE_WINDOW_MS = 10 * 60_000;
 export interface SlotRequest {
   accountId: string;
   kind: SlotKind;
-  /** How many slots of this kind the account may hold at once. */
+  /**
+   * How many slots of this kind the account may hold at once: the service's default. For `request` slots an
+   * operator's per-account value (table `account_request_limits`, src/limits/account-overrides.ts) takes its place.
+   */
   limit: number;
   /** How long the slot counts as running if it is never given back. */
   ttlMs: number;
@@ -28,9 +31,14 @@ export interface Slot {
   kind: SlotKind;
 }
 
-export type SlotOutcome = { taken: true; slot: Slot } | { taken: false; inUse: number; retryAfterSeconds: number };
+export type SlotOutcome = { taken: true; slot: Slot } | { taken: false; inUse: number; limit: number; retryAfterSeconds: number };
 
 const RUNNING = "released_at IS NULL AND expires_at > ?";
+
+/** SQL for the limit that applies, read in the same statement as the count; the arguments name its placeholders. */
+function effectiveLimit(account: string, kind: string, fallback: string): string {
+  return `COALESCE((SELECT concurrent_requests FROM account_request_limits WHERE account_id = ${account} AND ${kind} = 'request'), ${fallback})`;
+}
 
 /** Takes a slot for the account, or says how many it already holds and when the first of them would lapse. */
 export async function takeAccountSlot(db: D1Database, request: SlotRequest, now = Date.now()): Promise<SlotOutcome> {
@@ -44,20 +52,22 @@ export async function takeAccountSlot(db: D1Database, request: SlotRequest, now 
       .prepare(
         `INSERT INTO account_slots (slot_id, account_id, kind, job_id, acquired_at, expires_at)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6
-         WHERE (SELECT COUNT(*) FROM account_slots WHERE account_id = ?2 AND kind = ?3 AND released_at IS NULL AND expires_at > ?5) < ?7`,
+         WHERE (SELECT COUNT(*) FROM account_slots WHERE account_id = ?2 AND kind = ?3 AND released_at IS NULL AND expires_at > ?5) < ${effectiveLimit("?2", "?3", "?7")}`,
       )
       .bind(slotId, request.accountId, request.kind, request.jobId ?? null, now, now + request.ttlMs, request.limit),
   ]);
   if (inserted !== undefined && inserted.meta.changes === 1) return { taken: true, slot: { slotId, kind: request.kind } };
   const usage = await db
     .prepare(
-      `SELECT COUNT(*) AS in_use, MIN(expires_at) AS first_expiry FROM account_slots WHERE account_id = ? AND kind = ? AND ${RUNNING}`,
+      `SELECT COUNT(*) AS in_use, MIN(expires_at) AS first_expiry, ${effectiveLimit("?1", "?2", "?4")} AS effective_limit
+       FROM account_slots WHERE account_id = ?1 AND kind = ?2 AND released_at IS NULL AND expires_at > ?3`,
     )
-    .bind(request.accountId, request.kind, now)
-    .first<{ in_use: number; first_expiry: number | null }>();
+    .bind(request.accountId, request.kind, now, request.limit)
+    .first<{ in_use: number; first_expiry: number | null; effective_limit: number }>();
   // Slots usually come back long before they lapse; the hint is a few seconds, never more than the lapse.
   const lapseSeconds = usage?.first_expiry == null ? 1 : Math.ceil((usage.first_expiry - now) / 1000);
-  return { taken: false, inUse: usage?.in_use ?? request.limit, retryAfterSeconds: Math.max(1, Math.min(5, lapseSeconds)) };
+  const limit = usage?.effective_limit ?? request.limit;
+  return { taken: false, inUse: usage?.in_use ?? limit, limit, retryAfterSeconds: Math.max(1, Math.min(5, lapseSeconds)) };
 }
 
 /** Gives a slot back; best effort (a slot that cannot be given back stops counting at its expiry). */

@@ -3,30 +3,33 @@
  * a customer who gets a 429 can see which bound it was and how close they are to it.
  */
 import { MAX_ACTIVE_KEYS, MAX_KEYS_CREATED_PER_DAY } from "../accounts/keys";
-import { accountLimits } from "./account-limits";
+import { effectiveAccountLimits } from "./account-overrides";
 import { accountSlotUsage } from "./account-slots";
-
-/**
- * The Workers rate-limiting bindings of wrangler.toml (`KEY_RATE_LIMITER`, `ACCOUNT_RATE_LIMITER`): their numbers live
- * there and cannot be read at run time, so they are repeated here for display. Change both together.
- */
-export const KEY_REQUESTS_PER_MINUTE = 60;
-export const ACCOUNT_REQUESTS_PER_MINUTE = 120;
 
 export interface AccountLimitsView {
   concurrent_requests: { limit: number; in_use: number };
   running_jobs: { limit: number; in_use: number };
   requests_per_minute: { per_key: number; per_account: number };
+  /** The values set for this account by the operator; `null` where the service's default applies. */
+  account_overrides: {
+    key_requests_per_minute: number | null;
+    account_requests_per_minute: number | null;
+    concurrent_requests: number | null;
+  };
   api_keys: { max_active: number; max_created_per_day: number };
 }
 
 export async function accountLimitsView(env: Env, accountId: string): Promise<AccountLimitsView> {
-  const limits = accountLimits(env);
-  const usage = await accountSlotUsage(env.DB, accountId);
+  const [{ limits, overrides }, usage] = await Promise.all([effectiveAccountLimits(env, accountId), accountSlotUsage(env.DB, accountId)]);
   return {
     concurrent_requests: { limit: limits.concurrentRequests, in_use: usage.requests },
     running_jobs: { limit: limits.runningJobs, in_use: usage.jobs },
-    requests_per_minute: { per_key: KEY_REQUESTS_PER_MINUTE, per_account: ACCOUNT_REQUESTS_PER_MINUTE },
+    requests_per_minute: { per_key: limits.keyRequestsPerMinute, per_account: limits.accountRequestsPerMinute },
+    account_overrides: {
+      key_requests_per_minute: overrides.keyRequestsPerMinute,
+      account_requests_per_minute: overrides.accountRequestsPerMinute,
+      concurrent_requests: overrides.concurrentRequests,
+    },
     api_keys: { max_active: MAX_ACTIVE_KEYS, max_created_per_day: MAX_KEYS_CREATED_PER_DAY },
   };
 }

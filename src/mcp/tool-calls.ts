@@ -1,22 +1,19 @@
 /**
  * What an MCP tool call does: the same validation, pipeline and charging as the HTTP API. A scrape tool validates its
- * arguments with the provider's query schema (same rules, same `detail`), then runs `scrapeSynchronously` within the
- * account's bound on scrapes in flight (3 credits, charged only on an answer) or, with `as_job`, `submitJob`; `get_job`
+ * arguments with the provider's query schema (same rules, same `detail`), then runs `scrapeSynchronously`, whose browser work
+ * holds one of the account's request slots like the HTTP route's (3 credits, charged only on an answer) or, with `as_job`, `submitJob`; `get_job`
  * reads the job's record. Failures are tool results with `isError` and the client-safe `detail`, so the assistant can
  * read them and correct itself.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { InvalidParameterError, NotFoundError, TooManyRequestsError, toServiceError } from "../errors";
-import { tooManyRequestsInFlightDetail } from "../http/account-admission";
 import { JOB_NOT_FOUND_DETAIL } from "../http/jobs";
 import { describeValidationError, isCommonParams, type ScrapeParams } from "../params/common-params";
 import { jobStub } from "../jobs/job-record";
 import type { JobView } from "../jobs/job-types";
 import { submitJob } from "../jobs/submit";
-import { accountLimits } from "../limits/account-limits";
-import { giveBackAccountSlot, takeAccountSlot } from "../limits/account-slots";
-import { type SyncScrapeOutcome, scrapeSynchronously } from "../scrape/sync-scrape";
+import { scrapeSynchronously } from "../scrape/sync-scrape";
 import { type AnyProvider, acceptedParameterNames, querySchemaOf } from "../scrapers/registry";
 import { AS_JOB_ARGUMENT, JOB_STATUS_TOOL } from "./tool-definitions";
 
@@ -29,8 +26,6 @@ export interface ToolCallContext {
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** As `accountRequestSlot` (src/http/account-admission.ts): how long an unreturned slot outlives the scrape's timeout. */
-const SLOT_GRACE_MS = 30_000;
 
 function structuredResult(value: Record<string, unknown>, note?: string): CallToolResult {
   const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(value) }];
@@ -48,6 +43,7 @@ export function errorResult(error: unknown): CallToolResult {
     content: [{ type: "text", text: `${serviceError.detail}${retry}` }],
     _meta: {
       status: serviceError.status,
+      code: serviceError.code,
       ...(serviceError.retryAfterSeconds === undefined ? {} : { retry_after: serviceError.retryAfterSeconds }),
     },
   };
@@ -86,30 +82,6 @@ function asJobFlag(value: unknown): boolean {
   throw new InvalidParameterError(`${AS_JOB_ARGUMENT}: must be a boolean`);
 }
 
-/**
- * A synchronous scrape within the account's bound on scrapes in flight, exactly as the HTTP route's
- * `accountRequestSlot` middleware applies it (refused before any charge), so MCP is no way around fair sharing.
- */
-async function scrapeInAccountSlot(context: ToolCallContext, provider: AnyProvider, params: ScrapeParams): Promise<SyncScrapeOutcome> {
-  const { concurrentRequests } = accountLimits(context.env);
-  const outcome = await takeAccountSlot(context.env.DB, {
-    accountId: context.key.accountId,
-    kind: "request",
-    limit: concurrentRequests,
-    ttlMs: params.timeout * 1000 + SLOT_GRACE_MS,
-  });
-  if (!outcome.taken) throw new TooManyRequestsError(tooManyRequestsInFlightDetail(concurrentRequests), outcome.retryAfterSeconds);
-  try {
-    return await scrapeSynchronously(
-      context.env,
-      { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: context.baseUrl, startedAt: Date.now() },
-      context.key,
-    );
-  } finally {
-    await giveBackAccountSlot(context.env.DB, outcome.slot);
-  }
-}
-
 /** `scrape_<scraper>`: the answer, or with `as_job` the submitted job; charged exactly like the HTTP API. */
 export async function callScrapeTool(
   context: ToolCallContext,
@@ -132,7 +104,11 @@ export async function callScrapeTool(
       );
       return { ...result, _meta: { credits_remaining: creditsRemaining } };
     }
-    const { response, creditsRemaining } = await scrapeInAccountSlot(context, provider, params);
+    const { response, creditsRemaining } = await scrapeSynchronously(
+      context.env,
+      { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: context.baseUrl, startedAt: Date.now() },
+      context.key,
+    );
     return { ...structuredResult(response), _meta: { credits_remaining: creditsRemaining } };
   } catch (error) {
     return errorResult(error);

@@ -15,6 +15,7 @@ import { withProviderAccount } from "../provider-accounts/with-provider-account"
 import { recordDrift } from "../scrapers/drift-log";
 import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
 import { observeCustomerScrape } from "../status/traffic";
+import { coalesceScrape } from "./coalesce";
 
 /** How long a timed-out scrape may take to release its page and session before the 408 is sent. */
 const CLEANUP_GRACE_MS = 3_000;
@@ -38,6 +39,12 @@ export interface ScrapeRequest {
   accountId?: string;
   /** Set by the capture endpoint: the provider reports its parser's inputs here (src/capture-files/). */
   recorder?: ScrapeRecorder;
+  /**
+   * Called right before the scrape needs a browser (never for a cache hit or a request served by an identical
+   * request's scrape); resolves to the function that ends the admission, or throws a ServiceError to refuse. Synchronous
+   * scrapes hold one of the account's request slots this way (src/limits/request-slot.ts).
+   */
+  admitBrowserWork?: () => Promise<() => Promise<void>>;
 }
 
 /** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
@@ -98,8 +105,30 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
     const answer = cached === null ? null : checkedAnswer(provider, cached);
     if (answer !== null) return finishResponse(env, request, answer, true);
+    // Identical requests in flight share one scrape; a follower's answer counts as a cache hit (src/scrape/coalesce.ts).
+    const shared = await coalesceScrape(
+      env,
+      cacheKey,
+      { signal, deadline },
+      () => scrapeFresh(env, request, provider, cacheKey, signal, deadline),
+      (value) => checkedAnswer(provider, value),
+    );
+    return finishResponse(env, request, shared.answer, shared.followed);
   }
+  return finishResponse(env, request, await scrapeFresh(env, request, provider, cacheKey, signal, deadline), false);
+}
+
+/** One scrape through the browser pool; a valid answer is written to the cache under `cacheKey`. */
+async function scrapeFresh(
+  env: Env,
+  request: ScrapeRequest,
+  provider: AnyProvider,
+  cacheKey: string | null,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<ScrapeAnswer> {
   const origin = resolveOrigin(env, provider, request.params);
+  const endAdmission = await request.admitBrowserWork?.();
   let raw: unknown;
   try {
     // with the provider's next signed-in session when it has one; a login wall is retried once (src/provider-accounts/)
@@ -123,12 +152,14 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   } catch (error) {
     if (error instanceof ScraperDriftError) await recordDrift(env, error);
     throw error;
+  } finally {
+    await endAdmission?.();
   }
   const answer = checkedAnswer(provider, raw);
   if (answer === null) throw new UnexpectedResultError();
   if (answer.result.trim() === "") throw new UnexpectedResultError();
   if (cacheKey !== null) await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
-  return finishResponse(env, request, answer, false);
+  return answer;
 }
 
 /** The answer if it matches the provider's declared schema (a parser bug is a 500, never a malformed 200). */

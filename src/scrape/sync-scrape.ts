@@ -1,5 +1,6 @@
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
+import { holdRequestSlot } from "../limits/request-slot";
 import { authorizeScrape } from "./authorize";
 import { runScrape, type ScrapeRequest, type ScrapeResponse } from "./pipeline";
 
@@ -8,12 +9,17 @@ export interface SyncScrapeOutcome {
   creditsRemaining: number;
 }
 
-/** A synchronous scrape: credits are reserved first and restored on any error, so the caller pays only for a 200. */
+/**
+ * A synchronous scrape: credits are reserved first and restored on any error (a refusal by the account's bound on
+ * scrapes in flight included), so the caller pays only for a 200.
+ */
 export async function scrapeSynchronously(env: Env, request: ScrapeRequest, key: AuthenticatedKey): Promise<SyncScrapeOutcome> {
   const authorized = await authorizeScrape(env, request.scraper, key, request.jobId);
   try {
     // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
-    const response = await runScrape(env, { ...request, accountId: key.accountId }, request.params.timeout);
+    // Only browser work holds one of the account's request slots: cache hits and coalesced requests never wait for one.
+    const admitBrowserWork = () => holdRequestSlot(env, key.accountId, request.params.timeout);
+    const response = await runScrape(env, { ...request, accountId: key.accountId, admitBrowserWork }, request.params.timeout);
     return { response, creditsRemaining: authorized.creditsRemaining };
   } catch (error) {
     await refundCredits(env.DB, authorized.accountId, request.jobId, "sync scrape failed");

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { browserPoolStub } from "../../src/browser/browser-pool";
 import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/browser-provider";
 import type { BudgetStats, PoolStats } from "../../src/browser/pool-types";
-import { tooManyRequestsInFlightDetail } from "../../src/http/account-admission";
+import { tooManyRequestsInFlightDetail } from "../../src/limits/request-slot";
 import type { JobView } from "../../src/jobs/job-types";
 import { accountLimits } from "../../src/limits/account-limits";
 import { api, balanceOf, createTestAccount, query, replicaControl } from "../integration/helpers";

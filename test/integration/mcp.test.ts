@@ -10,7 +10,7 @@ import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MISSING_KEY_DETAIL } from "../../src/auth/api-keys";
-import { tooManyRequestsInFlightDetail } from "../../src/http/account-admission";
+import { tooManyRequestsInFlightDetail } from "../../src/limits/request-slot";
 import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
 import { accountLimits } from "../../src/limits/account-limits";
 import { giveBackAccountSlot, takeAccountSlot } from "../../src/limits/account-slots";
@@ -137,10 +137,10 @@ describe("MCP tools", () => {
     expect(await balanceOf(account.accountId)).toBe(2);
   });
 
-  it("a scrape tool respects the account's bound on scrapes in flight, like the HTTP route (refused before any charge)", async () => {
+  it("a scrape tool respects the account's bound on scrapes in flight like the HTTP route: browser work is refused and refunded, a cache hit is served", async () => {
     const account = await createTestAccount(1500);
-    const prompt = "Fair sharing over MCP";
-    await seedCachedGrokAnswer(prompt, account.accountId);
+    const cachedPrompt = "Fair sharing over MCP";
+    await seedCachedGrokAnswer(cachedPrompt, account.accountId);
     const { concurrentRequests } = accountLimits(env);
     const held = [];
     for (let index = 0; index < concurrentRequests; index += 1) {
@@ -154,15 +154,18 @@ describe("MCP tools", () => {
     }
     expect(held).toHaveLength(concurrentRequests);
     const client = await connect(account.apiKey);
-    const refused = await call(client, "scrape_grok", { prompt });
+    // A prompt that is not cached needs a browser: refused, and the reserved credits are restored.
+    const refused = await call(client, "scrape_grok", { prompt: "Not cached, so it needs a browser" });
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain(tooManyRequestsInFlightDetail(concurrentRequests));
-    expect(refused._meta).toMatchObject({ status: 429 });
+    expect(refused._meta).toMatchObject({ status: 429, code: "concurrency_limit" });
     expect(await balanceOf(account.accountId)).toBe(1500);
-    for (const slot of held.slice(0, 1)) await giveBackAccountSlot(env.DB, slot);
-    const served = await call(client, "scrape_grok", { prompt });
+    // A cache hit uses no browser, so the full bound does not stop it.
+    const served = await call(client, "scrape_grok", { prompt: cachedPrompt });
     expect(served.isError).toBeFalsy();
+    expect(served.structuredContent).toMatchObject({ cached: true });
     expect(await balanceOf(account.accountId)).toBe(1497);
+    for (const slot of held) await giveBackAccountSlot(env.DB, slot);
   });
 
   it("as_job submits a charged job, and get_job follows it to done with the full answer", async () => {
@@ -209,7 +212,7 @@ describe("MCP endpoint", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: MISSING_KEY_DETAIL });
+    expect(await response.json()).toEqual({ detail: MISSING_KEY_DETAIL, code: "missing_api_key" });
   });
 
   it("takes the key as the api_key query parameter too", async () => {
@@ -229,7 +232,7 @@ describe("MCP endpoint", () => {
       const response = await api("/mcp", { method, apiKey, headers: { accept: "text/event-stream" } });
       expect(response.status, method).toBe(405);
       expect(response.headers.get("Allow")).toBe("POST");
-      expect(await response.json()).toEqual({ detail: "Method not allowed here. Use POST." });
+      expect(await response.json()).toEqual({ detail: "Method not allowed here. Use POST.", code: "method_not_allowed" });
     }
   });
 });
