@@ -8,11 +8,19 @@
  *        set the provider's standing pacing instead, exactly like /__control/pacing.
  *   POST /__control/pacing  {"provider":"grok","delay_ms":200,"chunk_ms":20}   (provider optional = every provider)
  *        Standing answer pacing: `delay_ms` before the first byte of the answer, `chunk_ms` between body chunks.
+ *        `total_ms` (e.g. {"provider":"grok","total_ms":3000}) sets the answer time exactly instead: the body is spread
+ *        evenly over its chunks so that its last byte leaves `total_ms` after the answer request arrived (delay_ms and
+ *        chunk_ms are then ignored for answers). `total_ms: 0` turns it off again. It applies to the answer
+ *        exchanges built on replicas/shared/paced-body.ts (every provider except Copilot, whose WebSocket frames are
+ *        paced by its socket: there use delay_ms with chunk_ms 0). The benchmark measures overhead against it.
  *   POST /__control/reset   {} or {"provider":"grok"}
  *        Clears faults, pacing, counters and recorded requests (of one provider, or of all plus the default pacing).
  *   POST /__control/layout  {"provider":"grok","layout":"b"}
  *        Switches the markup variant the provider's pages are served in (every replica has at least two sheet-legal
  *        layouts; the first is the default). Reset restores the default layout.
+ *   POST /__control/changed-page  {"provider":"grok","count":2}
+ *        The next `count` (default 1; 0 clears) page loads of that provider serve a changed page: a sheet-legal page
+ *        of the site whose composer is gone and which shows no block evidence (layout drift). Reset clears it.
  *   GET  /__control/state
  *        Pending faults, effective pacing, counters and the last recorded requests of every provider.
  *
@@ -22,6 +30,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { enterAnswerDue } from "./shared/paced-body";
 
 export const FAULT_NAMES = [
   "challenge",
@@ -42,10 +51,16 @@ export interface Pacing {
   chunkMs: number;
 }
 
+/** Standing pacing as posted: `totalMs` > 0 replaces delay and chunk pacing of answers (see `total_ms` above). */
+type StandingPacing = Partial<Pacing> & { totalMs?: number };
+
 /** Fast enough for tests, yet every chunk is still a separate write so the client sees split lines. */
 export const DEFAULT_PACING: Readonly<Pacing> = { delayMs: 0, chunkMs: 2 };
 /** Pacing of a `slow` exchange unless the fault was posted with its own. */
 export const SLOW_PACING: Readonly<Pacing> = { delayMs: 1500, chunkMs: 1500 };
+
+/** The default of `takeFault`: answer exchanges take any fault (page loads pass their own filter). */
+const ANY_FAULT = (_fault: FaultName): boolean => true;
 
 /** How many recorded requests each provider keeps (newest last). */
 const MAX_RECORDED_REQUESTS = 20;
@@ -76,17 +91,30 @@ interface ProviderState {
   layouts: readonly string[];
   layout: string;
   faults: PendingFault[];
-  pacing: Partial<Pacing>;
+  pacing: StandingPacing;
   exchanges: number;
   rejected: number;
   pageLoads: number;
+  /** Page loads still to be served as a changed page (layout drift). */
+  changedPages: number;
   faultsServed: Partial<Record<FaultName, number>>;
   requests: RecordedRequest[];
 }
 
 function freshProviderState(layouts: readonly string[]): ProviderState {
   const layout = layouts[0] ?? "default";
-  return { layouts, layout, faults: [], pacing: {}, exchanges: 0, rejected: 0, pageLoads: 0, faultsServed: {}, requests: [] };
+  return {
+    layouts,
+    layout,
+    faults: [],
+    pacing: {},
+    exchanges: 0,
+    rejected: 0,
+    pageLoads: 0,
+    changedPages: 0,
+    faultsServed: {},
+    requests: [],
+  };
 }
 
 /** JSON shape of GET /__control/state (snake_case like the rest of the service's HTTP surface). */
@@ -98,7 +126,7 @@ export interface ControlState {
       layout: string;
       layouts: readonly string[];
       faults: { fault: FaultName; remaining: number; delay_ms: number | null; chunk_ms: number | null }[];
-      pacing: { delay_ms: number; chunk_ms: number };
+      pacing: { delay_ms: number; chunk_ms: number; total_ms?: number };
       exchanges: number;
       rejected: number;
       page_loads: number;
@@ -111,7 +139,7 @@ export interface ControlState {
 /** In-memory fault queue, pacing and counters of every mounted provider. One instance per replica server. */
 export class FaultController {
   private readonly providers = new Map<string, ProviderState>();
-  private defaultPacing: Partial<Pacing> = {};
+  private defaultPacing: StandingPacing = {};
 
   /** Makes a provider known to the control API; the server calls this when it mounts the provider's app. */
   registerProvider(provider: string, layouts: readonly string[] = ["default"]): void {
@@ -138,7 +166,7 @@ export class FaultController {
   }
 
   /** Standing pacing of one provider, or the default of every provider when `provider` is undefined. */
-  setPacing(provider: string | undefined, pacing: Partial<Pacing>): void {
+  setPacing(provider: string | undefined, pacing: StandingPacing): void {
     if (provider === undefined) this.defaultPacing = { ...this.defaultPacing, ...pacing };
     else {
       const state = this.stateOf(provider);
@@ -172,15 +200,35 @@ export class FaultController {
     this.stateOf(provider).pageLoads += 1;
   }
 
+  /** Serves the next `count` page loads of the provider as a changed page (0 clears). */
+  setChangedPages(provider: string, count: number): void {
+    this.stateOf(provider).changedPages = count;
+  }
+
+  /** Whether this page load is a changed page (consumes one count). Provider apps ask it on every page load. */
+  takeChangedPage(provider: string): boolean {
+    const state = this.stateOf(provider);
+    if (state.changedPages <= 0) return false;
+    state.changedPages -= 1;
+    return true;
+  }
+
   /**
    * Consumes one count of the fault at the head of the provider's queue when `eligible` accepts it, and returns the
    * plan for this exchange. A fault the caller does not accept stays queued (e.g. a page load only takes `login_wall`).
    */
-  takeFault(provider: string, eligible: (fault: FaultName) => boolean = () => true): ExchangePlan {
+  takeFault(provider: string, eligible: (fault: FaultName) => boolean = ANY_FAULT): ExchangePlan {
     const state = this.stateOf(provider);
-    const standing: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing, ...state.pacing };
+    const { totalMs, ...paced } = { ...this.defaultPacing, ...state.pacing };
+    const standing: Pacing = { ...DEFAULT_PACING, ...paced };
     const head = state.faults[0];
-    if (head === undefined || !eligible(head.fault)) return { fault: null, pacing: standing };
+    const exactAnswerTime = totalMs !== undefined && totalMs > 0 && eligible === ANY_FAULT;
+    enterAnswerDue(exactAnswerTime && (head === undefined || !eligible(head.fault)) ? Date.now() + (totalMs ?? 0) : null);
+    if (head === undefined || !eligible(head.fault)) {
+      // An answer exchange (page loads pass `eligible`) with an exact answer time: the body spreads itself to it.
+      if (exactAnswerTime) return { fault: null, pacing: { delayMs: 0, chunkMs: 0 } };
+      return { fault: null, pacing: standing };
+    }
     head.remaining -= 1;
     if (head.remaining <= 0) state.faults.shift();
     state.faultsServed[head.fault] = (state.faultsServed[head.fault] ?? 0) + 1;
@@ -191,7 +239,8 @@ export class FaultController {
   state(): ControlState {
     const providers: ControlState["providers"] = {};
     for (const [id, state] of this.providers) {
-      const pacing: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing, ...state.pacing };
+      const { totalMs, ...paced } = { ...this.defaultPacing, ...state.pacing };
+      const pacing: Pacing = { ...DEFAULT_PACING, ...paced };
       providers[id] = {
         layout: state.layout,
         layouts: state.layouts,
@@ -201,7 +250,11 @@ export class FaultController {
           delay_ms: f.pacing.delayMs ?? null,
           chunk_ms: f.pacing.chunkMs ?? null,
         })),
-        pacing: { delay_ms: pacing.delayMs, chunk_ms: pacing.chunkMs },
+        pacing: {
+          delay_ms: pacing.delayMs,
+          chunk_ms: pacing.chunkMs,
+          ...(totalMs === undefined || totalMs === 0 ? {} : { total_ms: totalMs }),
+        },
         exchanges: state.exchanges,
         rejected: state.rejected,
         page_loads: state.pageLoads,
@@ -244,11 +297,22 @@ const pacingBody = z.strictObject({
   provider: z.string({ error: "must be a string" }).optional(),
   delay_ms: milliseconds.optional(),
   chunk_ms: milliseconds.optional(),
+  total_ms: milliseconds.optional(),
 });
 
 const layoutBody = z.strictObject({
   provider: z.string({ error: "must be a string" }),
   layout: z.string({ error: "must be a string" }),
+});
+
+const changedPageBody = z.strictObject({
+  provider: z.string({ error: "must be a string" }),
+  count: z
+    .number({ error: "must be a number" })
+    .int({ error: "must be an integer" })
+    .min(0, { error: "must be >= 0" })
+    .max(100_000, { error: "must be <= 100000" })
+    .optional(),
 });
 
 const resetBody = z.strictObject({
@@ -318,8 +382,9 @@ export function createControlApp(controller: FaultController): Hono {
 
   app.post("/pacing", async (c) => {
     const body = await readBody(c.req.raw, pacingBody, false);
-    const pacing = pacingFrom(body);
-    if (Object.keys(pacing).length === 0) throw new ControlInputError("body: needs delay_ms or chunk_ms");
+    const pacing: StandingPacing = pacingFrom(body);
+    if (body.total_ms !== undefined) pacing.totalMs = body.total_ms;
+    if (Object.keys(pacing).length === 0) throw new ControlInputError("body: needs delay_ms, chunk_ms or total_ms");
     controller.setPacing(body.provider === undefined ? undefined : knownProvider(body.provider), pacing);
     return c.json(controller.state());
   });
@@ -332,6 +397,12 @@ export function createControlApp(controller: FaultController): Hono {
       if (error instanceof RangeError) throw new ControlInputError(error.message);
       throw error;
     }
+    return c.json(controller.state());
+  });
+
+  app.post("/changed-page", async (c) => {
+    const body = await readBody(c.req.raw, changedPageBody, false);
+    controller.setChangedPages(knownProvider(body.provider), body.count ?? 1);
     return c.json(controller.state());
   });
 

@@ -167,7 +167,15 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
     const layout = controller.layoutOf(RUFUS_PROVIDER_ID);
     return html(
       c,
-      renderRufusPage({ marketplace, layout: isRufusLayout(layout) ? layout : "classic", root, csrfToken: tokens.issue(), product }),
+      renderRufusPage({
+        marketplace,
+        layout: isRufusLayout(layout) ? layout : "classic",
+        root,
+        csrfToken: tokens.issue(),
+        product,
+        // layout drift: a sheet-legal store page whose Rufus panel has lost its question box
+        changed: controller.takeChangedPage(RUFUS_PROVIDER_ID),
+      }),
     );
   };
 

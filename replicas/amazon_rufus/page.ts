@@ -85,6 +85,8 @@ export interface RufusPageOptions {
   csrfToken: string;
   /** Set on a product page. */
   product: { asin: string; title: string } | null;
+  /** Layout drift (POST /__control/changed-page): the panel opens, but its question box is gone. */
+  changed?: boolean;
 }
 
 function rufusNavButton(layout: RufusLayout): string {
@@ -103,12 +105,14 @@ function feedbackBox(index: number): string {
   return `<div class="rufus-feedback-form" hidden><textarea id="rufus-text-area-inner-${index}" placeholder="Add your feedback…" aria-label="Add your feedback…"></textarea></div>`;
 }
 
-function rufusPanel(layout: RufusLayout): string {
+function rufusPanel(layout: RufusLayout, changed: boolean): string {
   const greeting = `<div class="rufus-papyrus-turn">
             <div class="${layout === "wrapped" ? "_rf9k2_text" : "rufus-markdown"}">Hi, I'm Rufus, your shopping assistant. My answers are powered by AI, so I may not always get things right.</div>
             <div class="rufus-pills">${STARTER_PILLS.map((label) => `<button class="rufus-pill">${escapeHtml(label)}</button>`).join("")}</div>
           </div>`;
-  const input = `<div class="rufus-input-area">
+  const input = changed
+    ? ""
+    : `<div class="rufus-input-area">
           <textarea id="rufus-text-area" placeholder="Ask Rufus a question" aria-label="Ask Rufus a question" rows="1" maxlength="4000"></textarea>
           <button type="button" class="rufus-send" aria-label="Submit">➤</button>
         </div>`;
@@ -199,7 +203,7 @@ export function renderRufusPage(options: RufusPageOptions): string {
 <main>
   ${body}
 </main>
-${rufusPanel(layout)}
+${rufusPanel(layout, options.changed === true)}
 <script>window.rufusBootstrap = ${JSON.stringify(bootstrap).replace(/</g, "\\u003c")};</script>
 <script>${CLIENT_SCRIPT}</script>
 </body>

@@ -23,6 +23,7 @@ import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
 import { CHATGPT_LAYOUTS, isChatgptLayout, renderChallengePage, renderChatgptHomePage } from "./page";
 import { pickChatgptScenario } from "./scenarios";
 import { type ChatgptRequestEcho, type ChatgptStreamFault, renderChatgptBody, stableUuid } from "./stream";
+import { renderChangedPage } from "../shared/changed-page";
 
 export const CHATGPT_PROVIDER_ID = "chatgpt";
 /** Conversation endpoints relative to the site root: current and older builds, logged in and out. */
@@ -104,6 +105,7 @@ export function createChatgptApp(controller: FaultController): Hono<ReplicaEnv> 
   const homePage = (c: Context<ReplicaEnv>) => {
     const url = new URL(c.req.url);
     controller.recordPageLoad(CHATGPT_PROVIDER_ID);
+    if (controller.takeChangedPage(CHATGPT_PROVIDER_ID)) return c.html(renderChangedPage("ChatGPT"));
     const fault = controller.takeFault(CHATGPT_PROVIDER_ID, (name) => name === "login_wall" || name === "challenge").fault;
     c.header("cache-control", "no-store");
     if (fault === "challenge") {

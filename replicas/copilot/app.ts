@@ -14,6 +14,7 @@ import type { FaultController } from "../control";
 import type { ReplicaEnv } from "../shared/replica-env";
 import { COPILOT_PROVIDER_ID, takeFaultAt } from "./faults";
 import { isCopilotLayout, renderCopilotPage } from "./page";
+import { renderChangedPage } from "../shared/changed-page";
 
 /** A conversation or user id in the style of the real ones (opaque, URL-safe). */
 function opaqueId(): string {
@@ -51,6 +52,7 @@ export function createCopilotApp(controller: FaultController): Hono<ReplicaEnv> 
     const url = new URL(c.req.url);
     if (!url.pathname.endsWith("/")) return c.redirect(`${url.pathname}/${url.search}`, 302);
     controller.recordPageLoad(COPILOT_PROVIDER_ID);
+    if (controller.takeChangedPage(COPILOT_PROVIDER_ID)) return c.html(renderChangedPage("Copilot"));
     setCookie(c, "__Host-copilot-anon", opaqueId(), { path: "/", secure: true, httpOnly: true, sameSite: "Lax" });
     c.header("cache-control", "no-store");
     return c.html(page(controller.layoutOf(COPILOT_PROVIDER_ID)));

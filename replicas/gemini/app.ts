@@ -24,6 +24,7 @@ import { renderGeminiAppPage, renderGoogleErrorPage, renderSignInPage, renderSor
 import { type GeminiRequest, readGeminiRequest } from "./request";
 import { pickGeminiScenario } from "./scenarios";
 import { type GeminiStreamFault, midNumberCuts, renderGeminiBody, splitChunksAt } from "./stream";
+import { renderChangedPage } from "../shared/changed-page";
 
 export const GEMINI_PROVIDER_ID = "gemini";
 export const GEMINI_MOUNT_PATH = "/gemini";
@@ -86,6 +87,7 @@ export function createGeminiApp(controller: FaultController): Hono<ReplicaEnv> {
     const url = new URL(c.req.url);
     const language = url.searchParams.get("hl") ?? "en";
     controller.recordPageLoad(GEMINI_PROVIDER_ID);
+    if (controller.takeChangedPage(GEMINI_PROVIDER_ID)) return c.html(renderChangedPage("Gemini"));
     const plan = controller.takeFault(GEMINI_PROVIDER_ID, (fault) => fault === "login_wall" || fault === "challenge");
     c.header("cache-control", "no-cache, no-store, max-age=0, must-revalidate");
     if (plan.fault === "challenge") {

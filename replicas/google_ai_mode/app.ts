@@ -122,7 +122,9 @@ export function createAiModeApp(controller: FaultController): Hono<ReplicaEnv> {
       const oldest = liveTokens.values().next();
       if (oldest.done !== true) liveTokens.delete(oldest.value);
     }
-    return c.html(renderSearchShell({ layout, q, hl, gl, tokens, consent: null, signIn: null }));
+    // layout drift: the shell of a redesigned page that no longer starts the answer request
+    const changed = controller.takeChangedPage(AI_MODE_PROVIDER_ID);
+    return c.html(renderSearchShell({ layout, q, hl, gl, tokens, consent: null, signIn: null, changed }));
   });
 
   app.get("/ai", (c) => {

@@ -63,6 +63,8 @@ export interface SearchShellOptions {
   consent: { action: string; continueUrl: string } | null;
   /** Show the sign-in prompt over the page. */
   signIn: { continueUrl: string } | null;
+  /** Layout drift (POST /__control/changed-page): the shell no longer starts the answer request. */
+  changed?: boolean;
 }
 
 function searchHeader(q: string, hl: string, gl: string): string {
@@ -108,7 +110,8 @@ export function renderSearchShell(options: SearchShellOptions): string {
 <div role="status" aria-live="polite"><span>Thinking</span></div>
 <div></div>
 </div>`;
-  const script = tokens === null ? "" : `<script>${CLIENT_SCRIPT.replace("__TRANSPORT__", layout.transport)}</script>`;
+  const script =
+    tokens === null || options.changed === true ? "" : `<script>${CLIENT_SCRIPT.replace("__TRANSPORT__", layout.transport)}</script>`;
   const body = `${searchHeader(q, hl, gl)}
 <main>
 <div role="heading" aria-level="1">${escapeText(q)}</div>

@@ -21,6 +21,7 @@ import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
 import { isGrokLayout, renderGrokHomePage } from "./page";
 import { GROK_MODE_IDS, pickGrokScenario, type GrokModeId } from "./scenarios";
 import { renderGrokBody, type GrokStreamFault } from "./stream";
+import { renderChangedPage } from "../shared/changed-page";
 
 export const GROK_PROVIDER_ID = "grok";
 /** The streaming endpoint, relative to the site root (the replica's mount point). */
@@ -82,6 +83,7 @@ export function createGrokApp(controller: FaultController): Hono<ReplicaEnv> {
     if (!url.pathname.endsWith("/")) return c.redirect(`${url.pathname}/${url.search}`, 302);
 
     controller.recordPageLoad(GROK_PROVIDER_ID);
+    if (controller.takeChangedPage(GROK_PROVIDER_ID)) return c.html(renderChangedPage("Grok"));
     const walled = controller.takeFault(GROK_PROVIDER_ID, (fault) => fault === "login_wall").fault === "login_wall";
     if (walled) setCookie(c, LOGIN_WALL_COOKIE, "1", { path: url.pathname, httpOnly: true, sameSite: "Lax" });
     else if (getCookie(c, LOGIN_WALL_COOKIE) !== undefined) deleteCookie(c, LOGIN_WALL_COOKIE, { path: url.pathname });

@@ -25,6 +25,7 @@ import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
 import { isPerplexityLayout, renderChallengePage, renderPerplexityPage } from "./page";
 import { resolvePerplexityRun } from "./scenarios";
 import { type PerplexityRequestEcho, type PerplexityStreamFault, renderPerplexityBody, renderTerminalEvent } from "./stream";
+import { renderChangedPage } from "../shared/changed-page";
 
 export const PERPLEXITY_PROVIDER_ID = "perplexity";
 export const PERPLEXITY_ASK_PATH = "/rest/sse/perplexity_ask";
@@ -117,6 +118,7 @@ export function createPerplexityApp(controller: FaultController): Hono<ReplicaEn
 
   const page = (c: Context<ReplicaEnv>): Response => {
     controller.recordPageLoad(PERPLEXITY_PROVIDER_ID);
+    if (controller.takeChangedPage(PERPLEXITY_PROVIDER_ID)) return c.html(renderChangedPage("Perplexity"));
     const plan = controller.takeFault(PERPLEXITY_PROVIDER_ID, (fault) => fault === "challenge" || fault === "login_wall");
     if (plan.fault === "challenge") return challengeResponse(c);
     const walled = plan.fault === "login_wall";

@@ -2,7 +2,33 @@
  * Byte-level delivery of replica answer bodies. Real provider streams reach the page in network chunks that cut
  * through lines and through multi-byte UTF-8 characters; scrapers must reassemble both. The replicas therefore never
  * write whole lines: they slice the encoded body at deterministic byte offsets and write the slices with pacing.
+ *
+ * Answer time set exactly (`total_ms`, replicas/control.ts): the exchange's handler runs inside `withAnswerDue`, and a
+ * body built there spreads its chunks evenly so that the last one leaves exactly `total_ms` after the request arrived,
+ * whatever the number of chunks. An AsyncLocalStorage carries the due time so no provider replica has to pass it on.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** When the last byte of the current exchange's answer is due (ms since epoch, `Date.now()` clock); null: not set. */
+interface AnswerDue {
+  dueAt: number | null;
+}
+
+const answerDue = new AsyncLocalStorage<AnswerDue>();
+
+/**
+ * Makes every body built later in the current request's async flow end at `dueAt`, or (null) paced as usual. Every
+ * exchange sets it, so nothing carries over from an earlier exchange of the same async flow.
+ */
+export function enterAnswerDue(dueAt: number | null): void {
+  answerDue.enterWith({ dueAt });
+}
+
+/** Milliseconds from `startedAt` at which chunk `index` of `count` is due, when spreading to `dueAt`. */
+export function spreadOffsetMs(index: number, count: number, startedAt: number, dueAt: number): number {
+  const span = Math.max(0, dueAt - startedAt);
+  return count <= 0 ? span : Math.round((span * (index + 1)) / count);
+}
 
 /** Chunk sizes in bytes, used in rotation. Small odd sizes cut lines and characters; the large one keeps long bodies fast. */
 export const DEFAULT_CHUNK_PATTERN: readonly number[] = [37, 113, 5, 1499];
@@ -85,6 +111,8 @@ const FLUSH_BEFORE_DESTROY_MS = 40;
  * and a deliberate disconnect only happens after the consumer took every chunk.
  */
 export function pacedBody(chunks: readonly Uint8Array[], options: PacedBodyOptions): ReadableStream<Uint8Array> {
+  const dueAt = answerDue.getStore()?.dueAt ?? null;
+  const startedAt = Date.now();
   let index = 0;
   let cancelled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -96,7 +124,10 @@ export function pacedBody(chunks: readonly Uint8Array[], options: PacedBodyOptio
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        if (index > 0) await wait(index < chunks.length ? options.chunkMs : FLUSH_BEFORE_DESTROY_MS);
+        if (dueAt !== null && index < chunks.length) {
+          // spread to the due time: wait for this chunk's slot (never negative: a late chunk goes at once)
+          await wait(Math.max(0, startedAt + spreadOffsetMs(index, chunks.length, startedAt, dueAt) - Date.now()));
+        } else if (index > 0) await wait(index < chunks.length ? options.chunkMs : FLUSH_BEFORE_DESTROY_MS);
         if (cancelled) return;
         const chunk = chunks[index];
         if (chunk !== undefined) {

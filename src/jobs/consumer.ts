@@ -6,7 +6,7 @@
 import { ServiceError, toServiceError } from "../errors";
 import { withAccountJobTurn } from "../limits/job-turns";
 import { runScrape } from "../scrape/pipeline";
-import { MAX_ATTEMPTS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
+import { ATTEMPT_HEARTBEAT_MS, MAX_ATTEMPTS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
 import { jobStub } from "./job-record";
 import type { AttemptDecision, JobMessage } from "./job-types";
 
@@ -38,6 +38,13 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
     return;
   }
   const { record } = decision;
+  // The attempt's number: the queue counts this message's deliveries, the job counts its attempts across every message
+  // (recovery may have sent a new one), and the job never gets more than MAX_ATTEMPTS.
+  const attempt = Math.max(message.attempts, record.attempts);
+  // The lease lasts only while heartbeats come: if this worker dies, recovery can hand the job on within a minute.
+  const heartbeat = setInterval(() => {
+    stub.heartbeat(record.attempts).catch((error: unknown) => console.error(`job ${record.jobId}: heartbeat failed`, error));
+  }, ATTEMPT_HEARTBEAT_MS);
   try {
     const response = await runScrape(
       env,
@@ -56,13 +63,16 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
   } catch (error) {
     const failure = toServiceError(error);
     const retryable = error instanceof ServiceError && failure.retryable;
-    if (retryable && message.attempts < MAX_ATTEMPTS) {
-      await stub.releaseAttempt(failure.detail);
-      message.retry({ delaySeconds: retryDelaySeconds(message.attempts, retryBaseSeconds(env)) });
+    if (retryable && attempt < MAX_ATTEMPTS) {
+      const delaySeconds = retryDelaySeconds(attempt, retryBaseSeconds(env));
+      await stub.releaseAttempt(failure.detail, delaySeconds);
+      message.retry({ delaySeconds });
       return;
     }
     if (!(error instanceof ServiceError)) console.error(`Job ${record.jobId} failed with an unexpected error`, error);
     await stub.fail(failure.detail);
     message.ack();
+  } finally {
+    clearInterval(heartbeat);
   }
 }

@@ -21,6 +21,19 @@ export function retryDelaySeconds(failedAttempt: number, baseSeconds: number): n
   return baseSeconds * 3 ** Math.max(0, failedAttempt - 1);
 }
 
+/** How often a running attempt renews its lease. */
+export const ATTEMPT_HEARTBEAT_MS = 10_000;
+/**
+ * How long a lease lasts without a heartbeat: several missed heartbeats, so a busy isolate never loses a live attempt's
+ * lease, yet an attempt whose worker died (a crash, a restart of the stack) can be run again within a minute.
+ */
+export const LEASE_WITHOUT_HEARTBEAT_MS = 45_000;
+/**
+ * A job with no lease whose delivery was due this long ago, and not seen since, has lost its queue message. Longer than
+ * queue latency plus the fair-turn wait for other accounts (15 turns of 2 s), so a job merely waiting is left alone.
+ */
+export const RECOVERY_STALL_MS = 90_000;
+
 export function attemptLeaseMs(timeoutSeconds: number): number {
   return timeoutSeconds * 1000 + ATTEMPT_GRACE_MS;
 }

@@ -9,14 +9,22 @@ import { DurableObject } from "cloudflare:workers";
 import { refundCredits } from "../credits/ledger";
 import { abandonDelivery, advanceDelivery, deliveryDueAt, startDelivery } from "../webhooks/job-delivery";
 import { recordTerminalStatus } from "./job-index";
-import { JOB_RETENTION_MS, attemptLeaseMs, retryBaseSeconds, watchdogBoundMs } from "./job-policy";
-import type { AttemptDecision, JobRecordState, JobView } from "./job-types";
+import {
+  JOB_RETENTION_MS,
+  LEASE_WITHOUT_HEARTBEAT_MS,
+  MAX_ATTEMPTS,
+  attemptLeaseMs,
+  retryBaseSeconds,
+  watchdogBoundMs,
+} from "./job-policy";
+import type { AttemptDecision, JobRecordState, JobView, RecoveryDecision } from "./job-types";
 import { toJobView } from "./job-view";
 
 const RECORD_KEY = "record";
 /** How soon a refund or a write of the terminal status to the D1 index that failed is tried again. */
 const D1_RETRY_MS = 30_000;
 export const WATCHDOG_ERROR = "The job could not be completed in time (its attempts stopped reporting). Credits were restored.";
+export const INTERRUPTED_ERROR = "The job could not be completed: its attempts were interrupted. Credits were restored.";
 
 export type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt"> &
   Partial<Pick<JobRecordState, "batchId" | "webhookUrl">>;
@@ -46,6 +54,9 @@ export class JobRecord extends DurableObject<Env> {
       completedAt: null,
       attempts: 0,
       leaseExpiresAt: null,
+      leaseStartedAt: null,
+      nextDeliveryAt: job.createdAt,
+      recoveredAt: null,
       lastError: null,
     };
     this.save(record);
@@ -74,19 +85,77 @@ export class JobRecord extends DurableObject<Env> {
     if (record.leaseExpiresAt !== null && record.leaseExpiresAt > now) {
       return { run: false, reason: "leased", retryInSeconds: Math.ceil((record.leaseExpiresAt - now) / 1000) };
     }
+    if (record.attempts >= MAX_ATTEMPTS) {
+      // Every attempt was used and the last one never reported (its worker died): no fifth one.
+      await this.fail(record.lastError ?? INTERRUPTED_ERROR);
+      return { run: false, reason: "terminal" };
+    }
     record.attempts += 1;
-    record.leaseExpiresAt = now + attemptLeaseMs(record.params.timeout);
+    record.leaseStartedAt = now;
+    record.leaseExpiresAt = now + Math.min(LEASE_WITHOUT_HEARTBEAT_MS, attemptLeaseMs(record.params.timeout));
     this.save(record);
     return { run: true, record };
   }
 
-  /** A failed attempt that will be retried: release the lease and remember the error. */
-  async releaseAttempt(error: string): Promise<void> {
+  /**
+   * The running attempt `attempt` is alive: its lease is renewed, never beyond its timeout plus the grace period. False
+   * when the lease is no longer its own (it lapsed, or recovery handed the job to a new delivery): it should stop.
+   */
+  async heartbeat(attempt: number, now = Date.now()): Promise<boolean> {
+    const record = this.load();
+    if (record === undefined || record.status !== "pending" || record.attempts !== attempt) return false;
+    if (record.leaseExpiresAt === null || record.leaseExpiresAt <= now) return false;
+    const startedAt = record.leaseStartedAt ?? now;
+    record.leaseExpiresAt = Math.max(
+      record.leaseExpiresAt,
+      Math.min(now + LEASE_WITHOUT_HEARTBEAT_MS, startedAt + attemptLeaseMs(record.params.timeout)),
+    );
+    this.save(record);
+    return true;
+  }
+
+  /** A failed attempt that will be retried after `retryInSeconds`: release the lease and remember the error. */
+  async releaseAttempt(error: string, retryInSeconds = 0, now = Date.now()): Promise<void> {
     const record = this.load();
     if (record === undefined || record.status !== "pending") return;
     record.leaseExpiresAt = null;
+    record.leaseStartedAt = null;
+    record.nextDeliveryAt = now + retryInSeconds * 1000;
     record.lastError = error;
     this.save(record);
+  }
+
+  /**
+   * Recovery's question (./recovery.ts): has this pending job lost its queue message? Yes when the attempt holding its
+   * lease died (the lease lapsed without heartbeats, or it began before `restartedAt`, a restart of the whole stack), or
+   * when no attempt started within `stallMs` of its due delivery (or of recovery's last message) and its account is not
+   * busy with other attempts (its jobs then wait their turn, which is no sign of a lost message). When the answer is
+   * yes the dead lease is dropped and the time noted, so the next sweep waits `stallMs` again before sending another.
+   */
+  async recoveryCheck(
+    options: { stallMs: number; restartedAt: number | null; accountBusy: boolean },
+    now = Date.now(),
+  ): Promise<RecoveryDecision> {
+    const record = this.load();
+    if (record === undefined || record.status !== "pending") return { requeue: false };
+    const { restartedAt } = options;
+    let decision: RecoveryDecision = { requeue: false };
+    if (record.leaseExpiresAt !== null) {
+      const startedAt = record.leaseStartedAt ?? null;
+      const diedInRestart = restartedAt !== null && startedAt !== null && startedAt < restartedAt;
+      if (record.leaseExpiresAt > now && !diedInRestart) return { requeue: false };
+      decision = { requeue: true, reason: "dead_attempt", deadAttemptStartedAt: startedAt };
+    } else {
+      const dueAt = Math.max(record.nextDeliveryAt ?? record.createdAt, record.recoveredAt ?? 0);
+      const lostInRestart = restartedAt !== null && dueAt < restartedAt;
+      if (!lostInRestart && (options.accountBusy || now - dueAt < options.stallMs)) return { requeue: false };
+      decision = { requeue: true, reason: "no_delivery", deadAttemptStartedAt: null };
+    }
+    record.leaseExpiresAt = null;
+    record.leaseStartedAt = null;
+    record.recoveredAt = now;
+    this.save(record);
+    return decision;
   }
 
   /** pending → done. Returns false when the job was already terminal (the result is then discarded). */

@@ -19,8 +19,17 @@ export interface JobRecordState {
   completedAt: number | null;
   /** Attempts started (a redelivered message that does no work is not counted). */
   attempts: number;
-  /** While an attempt runs: when its lease ends (its timeout plus a grace period). */
+  /**
+   * While an attempt runs: when its lease ends. The running attempt renews it with heartbeats (ATTEMPT_HEARTBEAT_MS)
+   * up to its timeout plus a grace period, so an attempt whose worker died loses it within LEASE_WITHOUT_HEARTBEAT_MS.
+   */
   leaseExpiresAt: number | null;
+  /** When the attempt holding the lease began (absent in records written before recovery existed). */
+  leaseStartedAt?: number | null;
+  /** When the job's next delivery is due: its submission, or the end of its last back-off (./recovery.ts). */
+  nextDeliveryAt?: number;
+  /** When recovery last sent the job a new queue message because its own had gone missing. */
+  recoveredAt?: number | null;
   lastError: string | null;
   /** The batch the job was submitted in (absent in records written before batches existed). */
   batchId?: string | null;
@@ -50,6 +59,17 @@ export interface JobView {
 export interface JobMessage {
   jobId: string;
 }
+
+/** What recovery (./recovery.ts) should do about one job, as its Durable Object sees it. */
+export type RecoveryDecision =
+  | { requeue: false }
+  | {
+      requeue: true;
+      /** Why: the attempt holding the lease died (no heartbeat, or it ran before a restart), or no delivery came. */
+      reason: "dead_attempt" | "no_delivery";
+      /** When the dead attempt began: account slots taken for it up to then are freed. */
+      deadAttemptStartedAt: number | null;
+    };
 
 export type AttemptDecision =
   | { run: true; record: JobRecordState }

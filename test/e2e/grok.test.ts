@@ -23,8 +23,6 @@ import {
   type TestAccount,
 } from "../integration/helpers";
 import { describeProviderContract } from "./provider-contract";
-import { ScraperDriftError } from "../../src/errors";
-import { runScrape } from "../../src/scrape/pipeline";
 
 type GrokResponse = CommonScrapeFields & z.infer<typeof GrokAnswerSchema>;
 
@@ -308,37 +306,10 @@ describe("grok on every replica layout", () => {
   }
 });
 
-describeProviderContract({ provider: "grok", prompt: "What is the tallest mountain in Europe?" });
-
-describe("layout drift", () => {
-  it("a page without the composer is a client-safe 502 with a stable drift code the operator view counts", async () => {
-    // The origin points at a replica path that serves no Grok page at all: the layout 'changed' completely.
-    const drifted: Env = Object.assign({}, env, { PROVIDER_ORIGIN_GROK: `${env.REPLICA_URL}/grok/rest/app-chat` });
-    const failure = await runScrape(
-      drifted,
-      {
-        scraper: "grok",
-        params: { prompt: "drift", country: "US", bypass_cache: true, timeout: 60, mode: "MODEL_MODE_AUTO" },
-        jobId: crypto.randomUUID(),
-        baseUrl: "http://api.test",
-        startedAt: Date.now(),
-      },
-      60,
-    ).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ScraperDriftError);
-    if (!(failure instanceof ScraperDriftError)) return;
-    expect(failure.status).toBe(502);
-    expect(failure.code).toBe("grok.composer_missing");
-    expect(failure.detail).not.toContain("composer");
-    const view = await api("/admin/providers", { headers: { Authorization: `Bearer ${env.ADMIN_TOKEN}` } });
-    expect(view.status).toBe(200);
-    const { providers } = (await view.json()) as {
-      providers: Array<{ provider: string; drift_last_hour: number; last_drift_code: string | null }>;
-    };
-    const grok = providers.find((provider) => provider.provider === "grok");
-    expect(grok?.drift_last_hour).toBeGreaterThanOrEqual(1);
-    expect(grok?.last_drift_code).toBe("grok.composer_missing");
-  });
+describeProviderContract({
+  provider: "grok",
+  prompt: "What is the tallest mountain in Europe?",
+  drift: { code: "grok.composer_missing", persistentAsync: true },
 });
 
 describe("a client that disconnects", () => {

@@ -7,8 +7,6 @@ import { env } from "cloudflare:workers";
 import type { z } from "@hono/zod-openapi";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PerplexityRun, resolvePerplexityRun } from "../../replicas/perplexity/scenarios";
-import { ScraperDriftError } from "../../src/errors";
-import { runScrape } from "../../src/scrape/pipeline";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { PerplexityAnswerSchema } from "../../src/scrapers/perplexity/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
@@ -275,27 +273,6 @@ describe("provider origin and drift", () => {
     expect(resolveOrigin(real, provider, params)).toBe("https://www.perplexity.ai");
     expect(provider.allowedDomains("https://www.perplexity.ai")).toContain("www.perplexity.ai");
   });
-
-  it("a page without the composer is a client-safe 502 with the stable code perplexity.composer_missing", async () => {
-    // the origin points at a replica path that serves no Perplexity page at all: the layout 'changed' completely
-    const drifted: Env = Object.assign({}, env, { PROVIDER_ORIGIN_PERPLEXITY: `${env.REPLICA_URL}/perplexity/rest/sse` });
-    const failure = await runScrape(
-      drifted,
-      {
-        scraper: PROVIDER,
-        params: { prompt: "drift", country: "US", bypass_cache: true, timeout: 60, web_search: true },
-        jobId: crypto.randomUUID(),
-        baseUrl: "http://api.test",
-        startedAt: Date.now(),
-      },
-      60,
-    ).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ScraperDriftError);
-    if (!(failure instanceof ScraperDriftError)) return;
-    expect(failure.status).toBe(502);
-    expect(failure.code).toBe("perplexity.composer_missing");
-    expect(failure.detail).not.toContain("composer");
-  });
 });
 
-describeProviderContract({ provider: PROVIDER, prompt: "Who designed the Eiffel Tower?" });
+describeProviderContract({ provider: PROVIDER, prompt: "Who designed the Eiffel Tower?", drift: { code: "perplexity.composer_missing" } });

@@ -6,6 +6,13 @@
  * For every fault: the status of DESIGN.md §4, a client-safe `detail` (no provider text, no stack), the balance
  * unchanged (the sync charge is restored), and nothing cached (the next request scrapes afresh and succeeds). As a job:
  * a transient fault is retried until done and charged once; a persistent one fails after 4 attempts, refunded once.
+ *
+ * Layout drift is one more fault: the replica serves a changed page (its composer gone, no block evidence) for the next
+ * page loads (`POST /__control/changed-page`). Sync: 502 with the client-safe drift detail, the balance unchanged,
+ * nothing cached, and the operator view (`GET /admin/providers`) counting it under the provider's stable drift code.
+ * As a job: drift is retryable, so one changed page is retried and done on attempt 2, charged once. A persistent drift
+ * costs four full anchor waits (about 20 s each), so only providers that set `drift.persistentAsync` check that it ends
+ * failed with one refund (the path after the retries is the same for every provider and fault).
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +24,35 @@ export interface ProviderContractOptions {
   prompt: string;
   /** Extra query parameters for every request (e.g. a country the provider serves). */
   params?: Record<string, string>;
+  /** How the provider shows layout drift: the stable drift code the operator view counts for a changed page. */
+  drift: {
+    code: string;
+    /** Also check that a drift lasting every attempt fails the job with one refund (about 100 s). */
+    persistentAsync?: boolean;
+  };
+}
+
+/** Serves the provider's next `count` page loads as a changed page (layout drift), through the replica's control API. */
+async function serveChangedPages(provider: string, count: number): Promise<void> {
+  const response = await fetch(`${env.REPLICA_URL}/__control/changed-page`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ provider, count }),
+  });
+  if (!response.ok) throw new Error(`replica control changed-page failed: ${response.status} ${await response.text()}`);
+}
+
+interface ProviderHealth {
+  provider: string;
+  drift_last_hour: number;
+  last_drift_code: string | null;
+}
+
+async function operatorView(provider: string): Promise<ProviderHealth | undefined> {
+  const view = await api("/admin/providers", { headers: { Authorization: `Bearer ${env.ADMIN_TOKEN}` } });
+  expect(view.status).toBe(200);
+  const { providers } = (await view.json()) as { providers: ProviderHealth[] };
+  return providers.find((entry) => entry.provider === provider);
 }
 
 type Expectation = { statuses: readonly number[] };
@@ -128,6 +164,57 @@ export function describeProviderContract(options: ProviderContractOptions): void
       const refunds = (await ledgerOf(own.accountId)).filter((row) => row.kind === "refund");
       expect(refunds).toHaveLength(1);
     });
+
+    it("layout drift → 502 with the client-safe drift detail, credits restored, nothing cached, counted for the operators", async () => {
+      const own = await createTestAccount(30);
+      const prompt = `${options.prompt} (drift ${crypto.randomUUID().slice(0, 8)})`;
+      const before = (await operatorView(provider))?.drift_last_hour ?? 0;
+      await serveChangedPages(provider, 1);
+      const failed = await request(prompt, own.apiKey);
+      const body = (await failed.json()) as { detail?: string };
+      expect(failed.status, JSON.stringify(body)).toBe(502);
+      expect(body.detail).toMatch(/layout may have changed/);
+      expect(body.detail).not.toMatch(/composer|anchor|\bat \S+ \(|[{}]|Error:/);
+      expect(body.detail).not.toContain(own.apiKey);
+      expect(await balanceOf(own.accountId)).toBe(30);
+      const health = await operatorView(provider);
+      expect(health?.drift_last_hour).toBeGreaterThan(before);
+      expect(health?.last_drift_code).toBe(options.drift.code);
+      // Nothing was cached: the page is back, and the same request scrapes it afresh.
+      const retried = await request(prompt, own.apiKey);
+      expect(retried.status, await retried.clone().text()).toBe(200);
+      expect(((await retried.json()) as { cached: boolean }).cached).toBe(false);
+      expect(await balanceOf(own.accountId)).toBe(27);
+    });
+
+    it("async, transient layout drift (one changed page): retried, done on attempt 2, charged once", async () => {
+      const own = await createTestAccount(9);
+      await serveChangedPages(provider, 1);
+      const job = await submit(`${options.prompt} (async drift)`, own.apiKey);
+      const done = await waitForTerminal(job);
+      expect(done.status, JSON.stringify(done)).toBe("done");
+      expect(done.attempts).toBe(2);
+      expect(await balanceOf(own.accountId)).toBe(6);
+      const ledger = await ledgerOf(own.accountId);
+      expect(ledger.filter((row) => row.kind === "charge")).toHaveLength(1);
+      expect(ledger.filter((row) => row.kind === "refund")).toHaveLength(0);
+    });
+
+    if (options.drift.persistentAsync === true) {
+      it("async, persistent layout drift: 4 attempts, failed with the drift detail, credits restored once", {
+        timeout: 200_000,
+      }, async () => {
+        const own = await createTestAccount(9);
+        await serveChangedPages(provider, 4);
+        const job = await submit(`${options.prompt} (async drift persistent)`, own.apiKey);
+        const failed = await waitForTerminal(job, 190_000);
+        expect(failed.status).toBe("failed");
+        expect(failed.attempts).toBe(4);
+        expect(failed.error).toMatch(/layout may have changed/);
+        expect(await balanceOf(own.accountId)).toBe(9);
+        expect((await ledgerOf(own.accountId)).filter((row) => row.kind === "refund")).toHaveLength(1);
+      });
+    }
 
     it("a replica origin is configured for this provider", () => {
       expect(Reflect.get(env, `PROVIDER_ORIGIN_${provider.toUpperCase()}`)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
