@@ -1,115 +1,145 @@
 /**
- * `npm run bench`: figures, not assertions.
- * 1. Parser: the Grok NDJSON parser on replica bodies (default answer, 12 posts, > 30 kB answer), fed in the chunks the
- *    replica sends; throughput, per-parse latency percentiles and retained heap.
- * 2. End to end (when `npm start` is running): sequential sync scrapes through the real Worker, the browser pool and
- *    the replica; latency percentiles and the pool's launches vs reuses.
+ * `npm run bench`: figures, not assertions (docs/performance.md explains each one and the targets of issue 14).
+ * 1. Parser: the Grok parser on replica bodies (no stack needed).
+ * Then, on the bench's own stack (bench/stack.ts: its own ports, state, account and credits; never the dev account):
+ * 2. Overhead per scraper over an exact answer time T, with the per-step breakdown.
+ * 3. Throughput: async jobs on pools of 1, 2 and 4 sessions, makespan vs ideal.
+ * 4. Reuse over sequential scrapes; 5. Chromium memory and open pages before/after many scrapes.
+ * 6. The cache path (bench/cache-path.ts, when present).
+ * Finally the credits the bench's account spent.
+ *
+ * Knobs (environment): BENCH_ONLY=parser,overhead,throughput,reuse,memory,cache (default all);
+ * BENCH_SCRAPERS=grok,chatgpt (default every scraper); BENCH_RUNS (warm scrapes per scraper, 50);
+ * BENCH_ANSWER_MS (T of the overhead section, 1000); BENCH_JOBS (60); BENCH_JOB_ANSWER_MS (T of the throughput
+ * section, 3000); BENCH_POOLS=1,2,4; BENCH_REUSE_RUNS (100); BENCH_MEMORY_RUNS (200); BENCH_VERBOSE=1 (wrangler's log).
  */
-import { readFileSync, existsSync } from "node:fs";
-import { performance } from "node:perf_hooks";
-import { pickGrokScenario } from "../replicas/grok/scenarios";
-import { renderGrokBody } from "../replicas/grok/stream";
-import { splitIntoChunks } from "../replicas/shared/paced-body";
-import { parseGrokCapture } from "../src/scrapers/grok/parse";
-import type { StreamCapture } from "../src/scrapers/shared/capture/types";
+import { existsSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { REPLICA_PROVIDERS } from "../replicas/server";
+import { creditsRemaining } from "./client";
+import { benchOverhead } from "./overhead";
+import { benchParser } from "./parser";
+import { benchFootprint, benchReuse } from "./resources";
+import { type BenchStack, type LocalBenchStack, startBenchStack } from "./stack";
+import { QueueBatches } from "./queue-batches";
+import { StepLines } from "./step-lines";
+import { benchThroughput } from "./throughput";
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+const SECTIONS = ["parser", "overhead", "throughput", "reuse", "memory", "cache"] as const;
+type Section = (typeof SECTIONS)[number];
+
+function isSection(value: string): value is Section {
+  return SECTIONS.some((section) => section === value);
 }
 
-function captureOf(prompt: string): StreamCapture {
-  const body = renderGrokBody(pickGrokScenario(prompt), { message: prompt, modeId: "auto" }, null);
-  return {
-    url: "https://grok.com/rest/app-chat/conversations/new",
-    status: 200,
-    contentType: "application/json",
-    requestBody: null,
-    chunks: splitIntoChunks(body.bytes),
-    complete: true,
-    error: null,
-  };
+function listSetting(name: string): string[] | null {
+  const value = process.env[name]?.trim();
+  return value === undefined || value === "" ? null : value.split(",").map((item) => item.trim());
 }
 
-function benchParser(): void {
-  console.log("Parser (parseGrokCapture on replica bodies, replica chunking)");
-  console.log("scenario              body KiB  chunks   parses   p50 ms   p95 ms   MiB/s");
-  for (const prompt of ["What is the tallest mountain?", "many-posts", "long-answer"]) {
-    const capture = captureOf(prompt);
-    const bytes = capture.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-    for (let warm = 0; warm < 20; warm += 1) parseGrokCapture(capture);
-    const durations: number[] = [];
-    const iterations = 300;
-    const started = performance.now();
-    for (let index = 0; index < iterations; index += 1) {
-      const t0 = performance.now();
-      parseGrokCapture(capture);
-      durations.push(performance.now() - t0);
-    }
-    const totalSeconds = (performance.now() - started) / 1000;
-    durations.sort((a, b) => a - b);
-    const name = pickGrokScenario(prompt).id.padEnd(20);
-    console.log(
-      `${name}  ${(bytes / 1024).toFixed(1).padStart(8)}  ${String(capture.chunks.length).padStart(6)}  ${String(iterations).padStart(7)}` +
-        `  ${percentile(durations, 50).toFixed(3).padStart(7)}  ${percentile(durations, 95).toFixed(3).padStart(7)}` +
-        `  ${((bytes * iterations) / 1024 / 1024 / totalSeconds).toFixed(1).padStart(6)}`,
-    );
-  }
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const before = process.memoryUsage().heapUsed;
-  const kept = Array.from({ length: 100 }, () => parseGrokCapture(captureOf("long-answer")));
-  gc?.();
-  const after = process.memoryUsage().heapUsed;
-  console.log(
-    `retained heap per parsed long answer: ${((after - before) / kept.length / 1024).toFixed(1)} KiB${gc ? "" : " (approx.; run with --expose-gc for exact)"}`,
-  );
+function numberSetting(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return process.env[name] !== undefined && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
-async function benchEndToEnd(): Promise<void> {
-  const base = process.env.BENCH_API_URL ?? "http://127.0.0.1:8787";
-  const keyFile = ".local/dev-api-key";
-  const adminFile = ".local/admin-token";
-  const reachable = await fetch(`${base}/openapi.json`).then(
-    (response) => response.ok,
-    () => false,
-  );
-  if (!reachable || !existsSync(keyFile)) {
-    console.log(`\nEnd to end: skipped (start the stack with \`npm start\`; looked for ${base} and ${keyFile})`);
+const chosen = listSetting("BENCH_ONLY") ?? [...SECTIONS];
+const unknown = chosen.filter((name) => !isSection(name));
+if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown section(s) ${unknown.join(", ")}; known: ${SECTIONS.join(", ")}`);
+const sections = new Set(chosen.filter(isSection));
+const scrapers = listSetting("BENCH_SCRAPERS") ?? REPLICA_PROVIDERS.map((provider) => provider.id);
+const runId = Date.now().toString(36);
+
+/** The cache-path bench of bench/cache-path.ts, loaded only when that file exists (it is written separately). */
+async function runCachePath(stack: BenchStack): Promise<void> {
+  const url = new URL("./cache-path.ts", import.meta.url);
+  if (!existsSync(url)) {
+    console.log("\nCache path: skipped (bench/cache-path.ts is not there)");
     return;
   }
-  const apiKey = readFileSync(keyFile, "utf8").trim();
-  const runs = Number(process.env.BENCH_RUNS ?? 20);
-  const country = "CA";
-  const latencies: number[] = [];
-  for (let index = 0; index < runs; index += 1) {
-    const started = performance.now();
-    const response = await fetch(
-      `${base}/scrapers/grok?prompt=${encodeURIComponent(`bench ${index}`)}&bypass_cache=true&country=${country}`,
-      {
-        headers: { "X-API-Key": apiKey },
-      },
-    );
-    await response.arrayBuffer();
-    if (response.status !== 200) {
-      console.log(`\nEnd to end: request ${index} answered ${response.status}; stopping`);
-      return;
-    }
-    latencies.push(performance.now() - started);
-  }
-  const first = latencies[0] ?? Number.NaN;
-  const warm = latencies.slice(1).sort((a, b) => a - b);
-  console.log(`\nEnd to end (${runs} sequential sync grok scrapes, country ${country}, bypass_cache)`);
-  console.log(
-    `first (may launch a browser): ${first.toFixed(0)} ms; warm p50 ${percentile(warm, 50).toFixed(0)} ms, p95 ${percentile(warm, 95).toFixed(0)} ms, max ${(warm.at(-1) ?? Number.NaN).toFixed(0)} ms`,
-  );
-  if (existsSync(adminFile)) {
-    const stats = await fetch(`${base}/admin/pools?country=${country}`, {
-      headers: { Authorization: `Bearer ${readFileSync(adminFile, "utf8").trim()}` },
-    }).then((response) => response.json() as Promise<{ pools: Array<{ launches: number; reuses: number }> }>);
-    const pool = stats.pools[0];
-    if (pool !== undefined) console.log(`pool ${country}: launches ${pool.launches}, reuses ${pool.reuses}`);
+  const loaded: unknown = await import(url.href);
+  const benchCachePath: unknown = typeof loaded === "object" && loaded !== null ? Reflect.get(loaded, "benchCachePath") : undefined;
+  if (typeof benchCachePath !== "function") throw new Error("bench/cache-path.ts does not export benchCachePath(stack)");
+  await Reflect.apply(benchCachePath, undefined, [stack]);
+}
+
+const failedSections: string[] = [];
+
+/** Runs one section; a failure is printed and the bench goes on with the next section (exit status 1 at the end). */
+async function section(name: Section, run: () => Promise<void>): Promise<void> {
+  if (!sections.has(name)) return;
+  try {
+    await run();
+  } catch (error) {
+    failedSections.push(name);
+    console.log(`\n${name}: FAILED (${error instanceof Error ? error.message : String(error)})`);
   }
 }
 
-benchParser();
-await benchEndToEnd();
+async function onStack(stack: LocalBenchStack, lines: StepLines, batches: QueueBatches): Promise<void> {
+  const startingCredits = await creditsRemaining(stack);
+  const started = Date.now();
+  try {
+    await section("overhead", () =>
+      benchOverhead(stack, lines, {
+        scrapers,
+        runs: numberSetting("BENCH_RUNS", 50),
+        answerMs: numberSetting("BENCH_ANSWER_MS", 1000),
+      }),
+    );
+    await section("throughput", () => {
+      const pools = (listSetting("BENCH_POOLS") ?? ["1", "2", "4"]).map(Number).filter((size) => Number.isInteger(size) && size > 0);
+      return benchThroughput(
+        stack,
+        { jobs: numberSetting("BENCH_JOBS", 60), answerMs: numberSetting("BENCH_JOB_ANSWER_MS", 3000), poolSizes: pools },
+        runId,
+        { steps: lines, batches },
+      );
+    });
+    await section("reuse", () => benchReuse(stack, numberSetting("BENCH_REUSE_RUNS", 100), runId));
+    await section("memory", () => benchFootprint(stack, numberSetting("BENCH_MEMORY_RUNS", 200), runId));
+    await section("cache", () => runCachePath(stack));
+  } finally {
+    const spent = startingCredits - (await creditsRemaining(stack).catch(() => Number.NaN));
+    console.log(
+      `\nCredits: the bench's own account (${stack.accountId}, ${stack.initialCredits} credits granted at start) spent ${spent} ` +
+        `(3 per scrape or job); the dev account was not used. Stack time ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    );
+  }
+}
+
+console.log(
+  `Machine: ${cpus().length} CPU (${cpus()[0]?.model ?? "unknown"}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB; Node ${process.version}`,
+);
+if (sections.has("parser")) benchParser();
+if ([...sections].some((section) => section !== "parser")) {
+  const lines = new StepLines();
+  const batches = new QueueBatches();
+  console.log("\nStarting the bench's own stack (wrangler dev on 8870–8879, state in .cache/bench-state)…");
+  const stack = await startBenchStack({
+    verbose: process.env.BENCH_VERBOSE === "1",
+    onLogLine: (line) => {
+      lines.accept(line);
+      batches.accept(line);
+    },
+    // jobs per local queue batch (see docs/performance.md, Throughput): more than the largest pool, so the pool is measured
+    consumerBatchSize: numberSetting("BENCH_BATCH_SIZE", 16),
+    variables: {
+      SCRAPE_STEP_TIMINGS: "1",
+      // the bench's account must be limited by the pool only, not by its fair-sharing or request-rate limits
+      ACCOUNT_MAX_RUNNING_JOBS: "32",
+      ACCOUNT_MAX_CONCURRENT_REQUESTS: "32",
+      KEY_REQUESTS_PER_MINUTE: "100000",
+      ACCOUNT_REQUESTS_PER_MINUTE: "100000",
+      BROWSER_LAUNCHES_PER_MINUTE: "1000",
+    },
+  });
+  try {
+    await onStack(stack, lines, batches);
+  } finally {
+    await stack.stop();
+  }
+}
+if (failedSections.length > 0) {
+  console.log(`\nSections that failed: ${failedSections.join(", ")}`);
+  process.exitCode = 1;
+}

@@ -7,15 +7,26 @@
  * Live mode (docs/real-sites.md): `LIVE=1 npm start` runs the same stack against the real sites (no origin overrides);
  * `PROVIDER_ORIGIN_<ID>=<url>` overrides one provider in either mode (scripts/local-origins.ts).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { randomBytes, createHash } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { startReplicaServer, REPLICA_PROVIDERS, replicaOriginOverride } from "../replicas/server";
+import { withoutRepeatedBindingsTable } from "./dev-output";
 import { localOrigins } from "./local-origins";
+import {
+  applyMigrations,
+  descendantsOf,
+  isPortFree,
+  projectRoot,
+  seedAccount,
+  signalGroup,
+  signalProcess,
+  spawnWranglerDev,
+  waitForApi,
+} from "./local-stack";
+import { recoverJobsAfterStart } from "./recover-jobs";
 
-const root = resolve(import.meta.dirname, "..");
+const root = projectRoot;
 const localDir = join(root, ".local");
 const API_PORT = Number(process.env.PORT ?? 8787);
 const REPLICA_PORT = Number(process.env.REPLICA_PORT ?? 8788);
@@ -31,43 +42,12 @@ function readOrCreate(file: string, create: () => string): string {
   return value;
 }
 
-function wrangler(args: string[]): void {
-  const result = spawnSync("wrangler", args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    throw new Error(`wrangler ${args.join(" ")} failed`);
-  }
-}
-
-function sqlText(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
 /** Fails early, with the variable to change, when a port is taken (instead of a raw EADDRINUSE trace later). */
 async function requireFreePort(port: number, variable: string): Promise<void> {
-  const free = await new Promise<boolean>((resolvePort) => {
-    const probe = createServer();
-    probe.once("error", () => resolvePort(false));
-    probe.listen(port, "127.0.0.1", () => probe.close(() => resolvePort(true)));
-  });
-  if (!free) {
+  if (!(await isPortFree(port))) {
     console.error(`Port ${port} is already in use (another npm start?). Stop it, or choose another port: ${variable}=<port> npm start`);
     process.exit(1);
   }
-}
-
-async function waitForApi(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolveWait) => setTimeout(resolveWait, 500));
-  }
-  throw new Error(`The API did not come up at ${url}`);
 }
 
 /** A one-time dashboard sign-in link for the dev account, issued through the operator API like any customer's. */
@@ -120,31 +100,27 @@ async function main(): Promise<void> {
   await requireFreePort(REPLICA_PORT, "REPLICA_PORT");
 
   console.log("Applying D1 migrations (local)…");
-  wrangler(["d1", "migrations", "apply", "DB", "--local"]);
-  const now = new Date().toISOString();
-  const keyHash = createHash("sha256").update(apiKey).digest("hex");
-  wrangler([
-    "d1",
-    "execute",
-    "DB",
-    "--local",
-    "--command",
-    `INSERT OR IGNORE INTO accounts (id, name, email, credits, created_at) VALUES (${sqlText(DEV_ACCOUNT_ID)}, 'Local developer', 'dev@localhost', ${SIGN_UP_CREDITS}, ${sqlText(now)});
-     INSERT OR IGNORE INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, created_at) VALUES (${sqlText(DEV_ACCOUNT_ID)}, 'grant', ${SIGN_UP_CREDITS}, ${SIGN_UP_CREDITS}, 'sign-up credits', 'signup:${DEV_ACCOUNT_ID}', ${sqlText(now)});
-     INSERT OR IGNORE INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (${sqlText(DEV_KEY_ID)}, ${sqlText(DEV_ACCOUNT_ID)}, 'Local dev key', ${sqlText(keyHash)}, ${sqlText(apiKey.slice(0, 10))}, ${sqlText(now)});
-     UPDATE api_keys SET revoked_at = NULL, key_hash = ${sqlText(keyHash)}, display_prefix = ${sqlText(apiKey.slice(0, 10))} WHERE id = ${sqlText(DEV_KEY_ID)};`,
-  ]);
+  applyMigrations();
+  seedAccount({
+    accountId: DEV_ACCOUNT_ID,
+    keyId: DEV_KEY_ID,
+    apiKey,
+    name: "Local developer",
+    email: "dev@localhost",
+    credits: SIGN_UP_CREDITS,
+    keyName: "Local dev key",
+  });
 
   const replicas = await startReplicaServer({ port: REPLICA_PORT });
   console.log(`Provider replicas at ${replicas.url}`);
 
+  // Attempts that began before this moment died with the previous stack (docs/reliability.md).
+  const stackStartedAt = Date.now();
   // Its own process group: stopping it stops workerd and the Chromium processes it launched, nothing else.
-  const dev = spawn("wrangler", ["dev", "--ip", "127.0.0.1", "--port", String(API_PORT), "--show-interactive-dev-session=false"], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
-    detached: true,
-  });
+  const dev = spawnWranglerDev({ port: API_PORT, stdio: "pipe" });
+  // wrangler prints its bindings table a second time when it registers itself; that repetition is dropped.
+  dev.stdout?.pipe(withoutRepeatedBindingsTable()).pipe(process.stdout);
+  dev.stderr?.pipe(process.stderr);
   let stopping = false;
   /** The processes below wrangler when stopping began: once wrangler exits they are orphans, found only through this. */
   let tree: number[] = [];
@@ -182,6 +158,13 @@ async function main(): Promise<void> {
         ? "LIVE: the real sites"
         : `LIVE for ${origins.realSites.join(", ")}; the others on their replicas or overrides`;
   await waitForApi(`${base}/openapi.json`, 120_000);
+  // The local queue does not survive a stop: jobs left pending by the previous run get a new message now.
+  try {
+    const recovered = await recoverJobsAfterStart(base, adminToken, stackStartedAt);
+    if (recovered.requeued > 0) console.log(`Recovered ${recovered.requeued} pending jobs of the previous run.`);
+  } catch (error) {
+    console.warn(`Could not recover pending jobs: ${String(error)}`);
+  }
   const loginUrl = await dashboardLoginLink(base, adminToken);
   console.log(`
 ────────────────────────────────────────────────────────────────────────
@@ -198,46 +181,6 @@ async function main(): Promise<void> {
      "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"
 ────────────────────────────────────────────────────────────────────────
 `);
-}
-
-/** Every process below `root` (children, grandchildren…), from `ps`; empty when it cannot be read. */
-function descendantsOf(root: number | undefined): number[] {
-  if (root === undefined) return [];
-  const listing = spawnSync("ps", ["-eo", "pid=,ppid="], { encoding: "utf8" });
-  if (listing.status !== 0) return [];
-  const children = new Map<number, number[]>();
-  for (const line of listing.stdout.split("\n")) {
-    const [pid, ppid] = line.trim().split(/\s+/).map(Number);
-    if (pid === undefined || ppid === undefined || !Number.isInteger(pid) || !Number.isInteger(ppid)) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-  }
-  const found: number[] = [];
-  const queue = [root];
-  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    for (const child of children.get(next) ?? []) {
-      found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
-}
-
-function signalProcess(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already stopped
-  }
-}
-
-/** Sends `signal` to the process group of `child` (best effort: it may be gone already). */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already stopped
-  }
 }
 
 main().catch((error: unknown) => {

@@ -20,6 +20,7 @@ import { DurableObject } from "cloudflare:workers";
 import puppeteer from "@cloudflare/puppeteer";
 import { isoTimestamp } from "../util/time";
 import { browserBudgetStub } from "./browser-budget";
+import { devtoolsBinding } from "./devtools-binding";
 import { poolConfig, type PoolConfig } from "./pool-config";
 import { recordPoolCountry } from "./pool-directory";
 import type { AcquireRequest, AcquireResult, BudgetReservation, PoolStats } from "./pool-types";
@@ -231,9 +232,13 @@ export class BrowserPool extends DurableObject<Env> {
    * Operator overrides of this country's settings (e.g. `launchesPerMinute: 0` to stop new sessions while keeping warm
    * ones). `null` clears them, back to the wrangler.toml values.
    */
-  async configure(overrides: Partial<PoolConfig> | null): Promise<PoolConfig> {
+  /** `null` drops every override; a setting given as `null` drops that one (back to the wrangler.toml value). */
+  async configure(overrides: { [Setting in keyof PoolConfig]?: PoolConfig[Setting] | null } | null): Promise<PoolConfig> {
     if (overrides === null) this.ctx.storage.kv.delete(OVERRIDES_KEY);
-    else this.ctx.storage.kv.put(OVERRIDES_KEY, { ...(this.ctx.storage.kv.get<Partial<PoolConfig>>(OVERRIDES_KEY) ?? {}), ...overrides });
+    else {
+      const merged = { ...(this.ctx.storage.kv.get<Partial<PoolConfig>>(OVERRIDES_KEY) ?? {}), ...overrides };
+      this.ctx.storage.kv.put(OVERRIDES_KEY, Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== null)));
+    }
     this.config = { ...poolConfig(this.env), ...(this.ctx.storage.kv.get<Partial<PoolConfig>>(OVERRIDES_KEY) ?? {}) };
     return this.config;
   }
@@ -554,7 +559,7 @@ export class BrowserPool extends DurableObject<Env> {
         .catch((error: unknown) => console.error("The browser budget could not be told of a closed session", error));
     }
     try {
-      const browser = await puppeteer.connect(this.env.BROWSER, sessionId);
+      const browser = await puppeteer.connect(devtoolsBinding(this.env.BROWSER), sessionId);
       await browser.close();
     } catch {
       // Already closed or unreachable: forgetting it is all that is left to do.

@@ -10,8 +10,11 @@
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { BrowserUnreachableError, PoolWarmingUpError, ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
 import { browserPoolStub } from "./browser-pool";
+import { devtoolsBinding } from "./devtools-binding";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";
+import { attachStepLog, StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
+import { prepareWarmPage, takeWarmPage, whenAnswerWaitBegins } from "./warm-page";
 
 /** Time a lease may outlive the caller's deadline (closing the page, handing the session back). */
 const LEASE_GRACE_MS = 30_000;
@@ -33,17 +36,33 @@ export interface ScrapePageRequest extends PageRequest {
 function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?: unknown): ServiceError {
   switch (result.reason) {
     case "queue_full":
-      return new TooManyRequestsError(QUEUE_FULL_DETAIL, result.retryAfterSeconds);
+      return new TooManyRequestsError(QUEUE_FULL_DETAIL, result.retryAfterSeconds, "queue_full");
     case "warming_up":
       return new PoolWarmingUpError(result.retryAfterSeconds);
     case "at_capacity":
-      return new ServiceError(503, AT_CAPACITY_DETAIL, { retryable: true, retryAfterSeconds: result.retryAfterSeconds });
+      return new ServiceError(503, AT_CAPACITY_DETAIL, {
+        code: "at_capacity",
+        retryable: true,
+        retryAfterSeconds: result.retryAfterSeconds,
+      });
     case "wait_timeout":
       return new UpstreamError("No browser session became free in time. Safe to retry.", { cause });
   }
 }
 
 export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, work: (page: Page) => Promise<T>): Promise<T> {
+  const steps = new StepLog();
+  let outcome: "ok" | "error" = "error";
+  try {
+    const result = await leaseAndUsePage(env, request, work, steps);
+    outcome = "ok";
+    return result;
+  } finally {
+    if (stepTimingsEnabled(env)) writeStepLog({ provider: request.provider, country: request.country, outcome }, steps);
+  }
+}
+
+async function leaseAndUsePage<T>(env: Env, request: ScrapePageRequest, work: (page: Page) => Promise<T>, steps: StepLog): Promise<T> {
   const pool = browserPoolStub(env, request.country);
   for (let attempt = 1; ; attempt += 1) {
     request.signal.throwIfAborted();
@@ -56,14 +75,18 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
     request.signal.addEventListener("abort", giveUp, { once: true });
     let lease: AcquireResult;
     try {
-      lease = await pool.acquire(request.country, {
-        leaseId,
-        accountId: request.accountId ?? "",
-        provider: request.provider,
-        allowedDomains: request.allowedDomains,
-        waitMs: remainingMs,
-        leaseMs: remainingMs + LEASE_GRACE_MS,
-      });
+      lease = await steps.time(
+        "lease",
+        async (): Promise<AcquireResult> =>
+          pool.acquire(request.country, {
+            leaseId,
+            accountId: request.accountId ?? "",
+            provider: request.provider,
+            allowedDomains: request.allowedDomains,
+            waitMs: remainingMs,
+            leaseMs: remainingMs + LEASE_GRACE_MS,
+          }),
+      );
     } finally {
       request.signal.removeEventListener("abort", giveUp);
     }
@@ -71,7 +94,7 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
       request.signal.throwIfAborted();
       throw acquisitionError(lease);
     }
-    const release = (healthy: boolean) => pool.release(lease.sessionId, leaseId, healthy);
+    const release = (healthy: boolean) => steps.time("release", () => pool.release(lease.sessionId, leaseId, healthy));
     if (request.signal.aborted) {
       // Granted just as the deadline passed: the session was never touched, so it goes back as it is.
       await release(true);
@@ -80,13 +103,13 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
 
     let browser: Browser;
     try {
-      browser = await puppeteer.connect(env.BROWSER, lease.sessionId);
+      browser = await steps.time("connect", () => puppeteer.connect(devtoolsBinding(env.BROWSER), lease.sessionId));
     } catch (error) {
       await release(false);
       if (attempt < CONNECT_ATTEMPTS) continue;
       throw new BrowserUnreachableError(error);
     }
-    return await usePage(browser, request, work, release);
+    return await usePage(browser, request, work, release, steps);
   }
 }
 
@@ -95,14 +118,24 @@ async function usePage<T>(
   request: ScrapePageRequest,
   work: (page: Page) => Promise<T>,
   release: (healthy: boolean) => Promise<void>,
+  steps: StepLog,
 ): Promise<T> {
   let healthy = true;
+  let nextPage: Promise<void> | null = null;
   try {
-    const { page, close } = await openLocalisedPage(browser, request.country);
+    const warm = await steps.time("take_warm_page", () => takeWarmPage(browser));
+    steps.warm = warm !== null;
+    const { page, close } = await steps.time("open_page", () => openLocalisedPage(browser, request.country, warm));
+    attachStepLog(page, steps);
+    whenAnswerWaitBegins(page, () => {
+      nextPage = prepareWarmPage(browser);
+    });
     try {
       return await work(page);
     } finally {
-      await close();
+      await steps.time("close_page", close);
+      // normally long done: it started when this scrape began waiting for its answer
+      if (nextPage !== null) await steps.time("warm_page_ready", () => nextPage ?? Promise.resolve());
     }
   } catch (error) {
     const failure = classifyPageError(error, browser);
@@ -111,7 +144,7 @@ async function usePage<T>(
     throw failure;
   } finally {
     if (healthy) {
-      await browser.disconnect().catch(() => undefined);
+      await steps.time("disconnect", () => browser.disconnect().catch(() => undefined));
     } else {
       await browser.close().catch(() => undefined);
     }

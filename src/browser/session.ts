@@ -3,7 +3,7 @@
  * Each scrape gets its own browser context (no cookies or storage shared with another scrape); the context and the
  * page are closed in `finally` whatever happens.
  */
-import puppeteer, { type Browser, type Page, type WorkersLaunchOptions } from "@cloudflare/puppeteer";
+import puppeteer, { type Browser, type BrowserContext, type Page, type WorkersLaunchOptions } from "@cloudflare/puppeteer";
 import { ServiceError, UpstreamError } from "../errors";
 import { localisationFor } from "./localisation";
 import { browserLocationFor } from "./locations";
@@ -24,21 +24,48 @@ export function launchOptionsFor(country: string, allowedDomains: string[], keep
   };
 }
 
-/** Opens a clean page in a new context of `browser`, localised for `country`. */
-export async function openLocalisedPage(browser: Browser, country: string): Promise<{ page: Page; close: () => Promise<void> }> {
-  const localisation = localisationFor(country);
+/** A page in a browser context of its own, nothing else in that context. */
+export interface ContextPage {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A new browser context with one blank page: what every scrape starts from. */
+export async function openBlankPage(browser: Browser): Promise<ContextPage> {
   const context = await browser.createBrowserContext();
+  try {
+    return { context, page: await context.newPage() };
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The page a previous scrape on this session opened for the next one (src/browser/warm-page.ts), or a new one; then
+ * localised for `country`. The localisation is applied on every connection, because Chromium drops a CDP session's
+ * overrides (headers, timezone, locale, geolocation) when that session detaches.
+ */
+export async function openLocalisedPage(
+  browser: Browser,
+  country: string,
+  warm: ContextPage | null = null,
+): Promise<{ page: Page; close: () => Promise<void> }> {
+  const localisation = localisationFor(country);
+  const { context, page } = warm ?? (await openBlankPage(browser));
   const close = async () => {
     await context.close().catch(() => undefined);
   };
   try {
-    const page = await context.newPage();
-    await page.setExtraHTTPHeaders({ "Accept-Language": localisation.acceptLanguage });
-    await page.emulateTimezone(localisation.timezone);
     const session = await page.createCDPSession();
-    await session.send("Emulation.setLocaleOverride", { locale: localisation.locale });
-    if (localisation.geolocation !== null) await page.setGeolocation(localisation.geolocation);
-    await page.setViewport({ width: 1366, height: 900 });
+    // independent overrides: one round trip for all of them
+    await Promise.all([
+      page.setExtraHTTPHeaders({ "Accept-Language": localisation.acceptLanguage }),
+      page.emulateTimezone(localisation.timezone),
+      session.send("Emulation.setLocaleOverride", { locale: localisation.locale }),
+      localisation.geolocation === null ? Promise.resolve() : page.setGeolocation(localisation.geolocation),
+      page.setViewport({ width: 1366, height: 900 }),
+    ]);
     return { page, close };
   } catch (error) {
     await close();

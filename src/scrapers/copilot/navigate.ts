@@ -9,10 +9,11 @@
  * wall, a handshake that failed, or an anti-bot challenge nobody answered within its grace period.
  */
 import type { Page } from "@cloudflare/puppeteer";
+import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, matchNames, type Navigator, type PageElement } from "../shared/navigation/engine";
+import { type BlockKind, createNavigator, matchNames, type Navigator, type PageElement } from "../shared/navigation/engine";
 import type { CopilotMode } from "./declaration";
 import { COPILOT_DETAIL, chatSettled, parseCopilotStart, readChat, type ChatReading } from "./parse";
 import {
@@ -79,14 +80,16 @@ export async function captureCopilotExchange({
   const composer = await openComposer(nav, capture);
   await chooseMode(page, nav, capture, mode);
   await nav.typeInto(composer, prompt);
-  await submit(nav, capture);
-  return awaitAnswer(nav, capture, { prompt, mode, composer, signal });
+  await submit(page, nav, capture, signal);
+  return capture.answerWait(() => awaitAnswer(nav, capture, { prompt, mode, composer, signal }));
 }
 
 /** The composer, once no consent banner covers it and no wall or challenge is in the way. */
 async function openComposer(nav: Navigator, capture: CaptureSession): Promise<PageElement> {
   const composer = await nav.waitForAnchor(COPILOT_COMPOSER, { what: "composer", optional: true });
-  await dismissBanner(nav, composer === null ? 1 : 500);
+  // The banner is part of the page when it is shown: checked once now that the page is there, never waited for
+  // (submit checks again before sending, for one injected later).
+  await dismissBanner(nav);
   throwIfStartRefused(capture);
   const blocked = await nav.detectBlock(COPILOT_BLOCKS, composer);
   if (blocked === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false });
@@ -95,9 +98,9 @@ async function openComposer(nav: Navigator, capture: CaptureSession): Promise<Pa
   return composer;
 }
 
-/** Closes a cookie/consent banner when one is shown (copilot.md §2: `[aria-label="Dismiss"]`). */
-async function dismissBanner(nav: Navigator, timeoutMs: number): Promise<void> {
-  const dismiss = await nav.waitForAnchor(COPILOT_DISMISS, { what: "consent_dismiss", timeoutMs, optional: true });
+/** Closes a cookie/consent banner when one is shown now (copilot.md §2: `[aria-label="Dismiss"]`); one look, no wait. */
+async function dismissBanner(nav: Navigator): Promise<void> {
+  const dismiss = await nav.waitForAnchor(COPILOT_DISMISS, { what: "consent_dismiss", timeoutMs: 0, optional: true });
   if (dismiss !== null) await nav.click(dismiss);
 }
 
@@ -108,7 +111,7 @@ async function dismissBanner(nav: Navigator, timeoutMs: number): Promise<void> {
 async function chooseMode(page: Page, nav: Navigator, capture: CaptureSession, mode: CopilotMode): Promise<void> {
   const labels = COPILOT_MODE_LABELS[mode];
   const trigger = await nav.waitForAnchor(COPILOT_MODE_TRIGGER, { what: "mode_menu", timeoutMs: 3_000, optional: true });
-  if (trigger !== null && (await menuShows(page, labels))) return;
+  if (trigger !== null && (await timeStep(page, "mode_shown", () => menuShows(page, labels)))) return;
   if (trigger !== null && (await pickMode(nav, trigger, labels))) return;
   await capture.setPatch(CHAT_RULE, { when: [["/event", "send"]], set: [["/mode", mode]] });
 }
@@ -155,8 +158,8 @@ async function pickMode(nav: Navigator, trigger: PageElement, labels: readonly s
 }
 
 /** Clicks send (or presses Enter when there is no send button, or when the click started nothing). */
-async function submit(nav: Navigator, capture: CaptureSession): Promise<void> {
-  await dismissBanner(nav, 1);
+async function submit(page: Page, nav: Navigator, capture: CaptureSession, signal: AbortSignal): Promise<void> {
+  await dismissBanner(nav);
   const send =
     (await nav.waitForAnchor(COPILOT_SEND, { what: "send_button", timeoutMs: 2_000, optional: true })) ??
     (await nav.findByRole(COPILOT_SEND_BY_ROLE, { what: "send_button", timeoutMs: 1_000, optional: true }));
@@ -168,7 +171,9 @@ async function submit(nav: Navigator, capture: CaptureSession): Promise<void> {
   await nav.click(send);
   // A click that started no request at all (a disabled or covered button): Enter sends from the composer. Never after
   // the page started something, so that the prompt cannot be sent twice.
-  const started = await waitUntil(nav, SEND_CLICK_GRACE_MS, () => capture.exchanges().length > before || sentFrameSeen(capture));
+  const started = await timeStep(page, "send_started", () =>
+    waitUntil(nav, capture, signal, SEND_CLICK_GRACE_MS, () => capture.exchanges().length > before || sentFrameSeen(capture)),
+  );
   if (!started) await nav.pressKey("Enter");
 }
 
@@ -200,6 +205,9 @@ function ended(exchange: CapturedExchange): boolean {
 async function awaitAnswer(nav: Navigator, capture: CaptureSession, expected: Expected): Promise<CapturedExchange> {
   let verified = false;
   let lastBlockCheck = 0;
+  // The DOM check (sign-in wall, challenge page) runs beside the loop: an answer that ends meanwhile is seen at once,
+  // not after the check's round trips.
+  const block: { check: Promise<void> | null; found: { kind: BlockKind | null } | null } = { check: null, found: null };
   const since = new Map<string, number>();
   /** ms since `key` was first seen in a row of polls (0 the first time); reset when the condition goes away. */
   const held = (key: string, condition: boolean): number => {
@@ -237,13 +245,26 @@ async function awaitAnswer(nav: Navigator, capture: CaptureSession, expected: Ex
         throw nav.drift("request_not_sent", `no send frame on the chat socket for ${REQUEST_START_TIMEOUT_MS} ms with nothing pending`);
       }
     }
-    if (Date.now() - lastBlockCheck >= BLOCK_CHECK_INTERVAL_MS) {
-      lastBlockCheck = Date.now();
-      const blocked = await nav.detectBlock(COPILOT_BLOCKS, expected.composer);
+    if (block.found !== null) {
+      const blocked = block.found.kind;
+      block.found = null;
       if (blocked === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false });
       if (held("challenge-page", blocked === "challenge") >= CHALLENGE_GRACE_MS) throw new UpstreamError(COPILOT_DETAIL.challenge);
     }
-    await sleep(POLL_MS, expected.signal);
+    if (block.check === null && Date.now() - lastBlockCheck >= BLOCK_CHECK_INTERVAL_MS) {
+      lastBlockCheck = Date.now();
+      block.check = nav
+        .detectBlock(COPILOT_BLOCKS, expected.composer)
+        .catch(() => null)
+        .then((kind) => {
+          block.found = { kind };
+          block.check = null;
+        });
+    }
+    // The next frame or exchange wakes the loop at once, and so does a finished DOM check; the interval only re-checks
+    // the time-based conditions above.
+    const changed = capture.nextChange(POLL_MS, expected.signal);
+    await (block.check === null ? changed : Promise.race([changed, block.check]));
   }
 }
 
@@ -280,25 +301,22 @@ function collapse(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** Polls `condition` until true or `timeoutMs` passes (bounded by the deadline); never throws on time-out. */
-async function waitUntil(nav: Navigator, timeoutMs: number, condition: () => boolean): Promise<boolean> {
+/**
+ * Re-checks `condition` (on the capture only) at every capture message until true or `timeoutMs` passes (bounded by
+ * the deadline); never throws on time-out.
+ */
+async function waitUntil(
+  nav: Navigator,
+  capture: CaptureSession,
+  signal: AbortSignal,
+  timeoutMs: number,
+  condition: () => boolean,
+): Promise<boolean> {
   const until = Date.now() + Math.min(timeoutMs, nav.remainingMs());
   for (;;) {
     nav.throwIfAborted();
     if (condition()) return true;
     if (Date.now() >= until) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await capture.nextChange(until - Date.now(), signal);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
 }

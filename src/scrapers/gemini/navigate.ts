@@ -6,6 +6,7 @@
  * pure parser's job.
  */
 import type { Page } from "@cloudflare/puppeteer";
+import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
@@ -24,7 +25,8 @@ const REQUEST_START_TIMEOUT_MS = 15_000;
 const SETTLE_TIMEOUT_MS = 10_000;
 /** Citations may render a few seconds after the text settled (gemini.md §2). */
 const CITATION_GRACE_MS = 5_000;
-const CHIPS_STABLE_MS = 500;
+/** The newest response counts as settled once it went this long without a node added or removed. */
+const CHIPS_QUIET_MS = 50;
 const CHIPS_SETTLE_TIMEOUT_MS = 5_000;
 const CARDS_TIMEOUT_MS = 5_000;
 const CHIP_CARD_TIMEOUT_MS = 2_000;
@@ -64,7 +66,7 @@ export async function captureGeminiAnswer({ page, origin, prompt, language, sign
   verifyStreamRequest(exchange, prompt, language);
   // Only a complete answer needs its citations; failures are decided from the exchange alone.
   const dialogCards = exchange.status === 200 && readGeminiWire(exchange.chunks).completed ? await waitForCitations(nav, page) : [];
-  const snapshot = await snapshotPage(page);
+  const snapshot = await timeStep(page, "snapshot", () => snapshotPage(page));
   return { exchange, snapshot: { ...snapshot, sourceCardsHtml: [...snapshot.sourceCardsHtml, ...dialogCards] } };
 }
 
@@ -165,9 +167,12 @@ async function requestStarted(capture: CaptureSession, signal: AbortSignal, time
  * Returns the cards seen in chip dialogs, which close again.
  */
 async function waitForCitations(nav: Navigator, page: Page): Promise<string[]> {
-  await nav.waitForCondition(GEMINI_CONDITIONS.responseSettled, { timeoutMs: SETTLE_TIMEOUT_MS });
-  if (!(await nav.waitForCondition(GEMINI_CONDITIONS.citationsShown, { timeoutMs: CITATION_GRACE_MS, pollMs: 200 }))) return [];
-  await waitForChipsToSettle(nav, page);
+  await nav.waitForCondition(GEMINI_CONDITIONS.responseSettled, { timeoutMs: SETTLE_TIMEOUT_MS, what: "response_settled" });
+  if (
+    !(await nav.waitForCondition(GEMINI_CONDITIONS.citationsShown, { timeoutMs: CITATION_GRACE_MS, pollMs: 200, what: "citations_shown" }))
+  )
+    return [];
+  await timeStep(page, "chips_settle", () => waitForChipsToSettle(nav, page));
   if (!(await nav.waitForCondition(GEMINI_CONDITIONS.cardsMissing, { timeoutMs: 0 }))) return [];
 
   const button =
@@ -175,7 +180,7 @@ async function waitForCitations(nav: Navigator, page: Page): Promise<string[]> {
     (await findOptionalByName(nav, GEMINI_PAGE.sourcesLabels, "sources_button"));
   if (button !== null) {
     await nav.click(button);
-    if (await nav.waitForCondition(GEMINI_CONDITIONS.cardsShown, { timeoutMs: CARDS_TIMEOUT_MS })) return [];
+    if (await nav.waitForCondition(GEMINI_CONDITIONS.cardsShown, { timeoutMs: CARDS_TIMEOUT_MS, what: "source_cards" })) return [];
   }
   const cards = await openChipsOneByOne(nav, page);
   // The answer is still worth returning; citations without a card (no URL) are left out by the parser.
@@ -221,22 +226,29 @@ async function findOptionalByName(nav: Navigator, names: readonly string[], what
   }
 }
 
-/** Chips render in one go on the real site as far as known; wait until their count holds still anyway (bounded). */
+/**
+ * Chips render in one go on the real site as far as known; wait until the newest response stops changing anyway
+ * (bounded). The page itself watches: it resolves once its response went CHIPS_QUIET_MS without a node added or removed,
+ * so chips already rendered cost one quiet window, not a fixed pause between two counts from outside.
+ */
 async function waitForChipsToSettle(nav: Navigator, page: Page): Promise<void> {
-  const until = Date.now() + Math.min(CHIPS_SETTLE_TIMEOUT_MS, nav.remainingMs());
-  let previous = await chipCount(page);
-  while (Date.now() < until) {
-    // an abortable, deadline-bounded pause: a condition that never holds
-    await nav.waitForCondition("false", { timeoutMs: CHIPS_STABLE_MS });
-    const current = await chipCount(page);
-    if (current === previous) return;
-    previous = current;
-  }
+  const timeoutMs = Math.min(CHIPS_SETTLE_TIMEOUT_MS, nav.remainingMs());
+  nav.throwIfAborted();
+  await page.evaluate(responseQuiet(CHIPS_QUIET_MS, timeoutMs)).catch(() => undefined);
 }
 
-async function chipCount(page: Page): Promise<number> {
-  const count: unknown = await page.evaluate(GEMINI_CONDITIONS.chipCount).catch(() => 0);
-  return typeof count === "number" ? count : 0;
+/** In-page: resolves after `quietMs` without a childList mutation in the newest response, or after `timeoutMs`. */
+function responseQuiet(quietMs: number, timeoutMs: number): string {
+  return `new Promise((resolve) => {
+  const response = Array.from(document.querySelectorAll(${JSON.stringify(GEMINI_DOM.response)})).pop();
+  if (!response) return resolve(false);
+  let quiet;
+  const done = (settled) => { observer.disconnect(); clearTimeout(quiet); clearTimeout(limit); resolve(settled); };
+  const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(() => done(true), ${quietMs}); });
+  observer.observe(response, { childList: true, subtree: true });
+  quiet = setTimeout(() => done(true), ${quietMs});
+  const limit = setTimeout(() => done(false), ${timeoutMs});
+})`;
 }
 
 const SNAPSHOT = `(() => {

@@ -62,8 +62,6 @@ export const GEMINI_CONDITIONS = {
   citationsShown: `(() => { const r = ${NEWEST_RESPONSE}; return !!r && !!r.querySelector(${JSON.stringify(
     `${GEMINI_DOM.citationMarkup}, ${GEMINI_DOM.sourcesList}, ${GEMINI_DOM.sourceCard}, ${GEMINI_PAGE.sourcesButton.join(", ")}`,
   )}); })()`,
-  /** Number of chips in the newest response (to see them settle). */
-  chipCount: `(() => { const r = ${NEWEST_RESPONSE}; return r ? r.querySelectorAll(${JSON.stringify(GEMINI_DOM.citationMarkup)}).length : 0; })()`,
   /** Chips exist but no source card is on the page yet. */
   cardsMissing: `(() => { const r = ${NEWEST_RESPONSE}; return !!r && !!r.querySelector(${JSON.stringify(
     GEMINI_DOM.citationMarkup,

@@ -7,6 +7,8 @@
  * page, where the page's own reader sees the bytes.
  */
 import type { Page } from "@cloudflare/puppeteer";
+import { timeStep } from "../../../browser/step-timings";
+import { answerWaitBegins } from "../../../browser/warm-page";
 import { ScraperDriftError } from "../../../errors";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage } from "./page-hook";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
@@ -32,13 +34,27 @@ export interface CaptureSession {
   waitForExchange(rule: string, options: WaitForExchangeOptions): Promise<CapturedExchange>;
   /** Sets (or clears) the outgoing patch of a rule, for the current document and every later one. */
   setPatch(rule: string, patch: OutgoingPatch | null): Promise<void>;
+  /**
+   * For a provider that reads the answer with its own loop instead of `waitForExchange`: runs `wait` as the scrape's
+   * answer wait (the `answer` step; the browser layer opens the next scrape's page meanwhile).
+   */
+  answerWait<T>(wait: () => Promise<T>): Promise<T>;
+  /**
+   * Resolves at the page's next capture message (a new exchange, chunk, frame or end), when the page goes away, after
+   * `timeoutMs`, or on abort; never rejects. A provider's loop waits on this instead of a fixed poll interval.
+   */
+  nextChange(timeoutMs: number, signal: AbortSignal): Promise<void>;
 }
 
 /**
  * Installs capture on `page` for `rules`. Call before the first navigation. `provider` names drift errors
  * (`<provider>.request_not_sent`).
  */
-export async function startCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
+export function startCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
+  return timeStep(page, "capture_hook", () => installCapture(page, rules, provider));
+}
+
+async function installCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
   const session = new PageCaptureSession(page, provider);
   // A browser that crashes or a page that closes sends no more events: waits must end then, not at the deadline.
   page.once("close", () => session.pageGone("the page closed"));
@@ -87,6 +103,34 @@ class PageCaptureSession implements CaptureSession {
   }
 
   waitForExchange(rule: string, options: WaitForExchangeOptions): Promise<CapturedExchange> {
+    return this.answerWait(() => this.exchangeDone(rule, options));
+  }
+
+  answerWait<T>(wait: () => Promise<T>): Promise<T> {
+    // idle time for this scrape: the browser layer prepares the next scrape's page meanwhile
+    answerWaitBegins(this.page);
+    return timeStep(this.page, "answer", wait);
+  }
+
+  nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.listeners.delete(done);
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      if (signal.aborted || this.gone !== null) {
+        done();
+        return;
+      }
+      signal.addEventListener("abort", done, { once: true });
+      this.listeners.add(done);
+    });
+  }
+
+  private exchangeDone(rule: string, options: WaitForExchangeOptions): Promise<CapturedExchange> {
     const index = options.index ?? 0;
     const startedAt = Date.now();
     return new Promise<CapturedExchange>((resolve, reject) => {

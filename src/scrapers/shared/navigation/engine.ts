@@ -11,9 +11,16 @@
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError } from "../../../errors";
+import { timeStep } from "../../../browser/step-timings";
 import type { CapturedExchange } from "../capture/types";
 
 const POLL_MS = 100;
+/**
+ * The first re-check of a poll comes after this, then the interval doubles up to the poll interval: what is about to
+ * appear (the composer right after DOMContentLoaded, the send button after typing) is seen within milliseconds, while
+ * a long wait still costs one round of CDP calls per interval at most.
+ */
+const FIRST_POLL_MS = 8;
 const DEFAULT_ANCHOR_TIMEOUT_MS = 20_000;
 const MENU_OPEN_TIMEOUT_MS = 5_000;
 const MENU_ROLES = ["menu", "listbox"] as const;
@@ -99,8 +106,11 @@ export interface Navigator {
   pressKey(key: "Enter" | "Escape"): Promise<void>;
   /** A login wall or challenge on the page now, by positive evidence only; `composer` enables the modal-cover check. */
   detectBlock(signatures: BlockSignatures, composer?: PageElement | null): Promise<BlockKind | null>;
-  /** Polls a JS expression in the page until truthy; false when `timeoutMs` (or the deadline) passes first. */
-  waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number }): Promise<boolean>;
+  /**
+   * Polls a JS expression in the page until truthy; false when `timeoutMs` (or the deadline) passes first. With `what`,
+   * the wait is a step of the scrape's timings (`wait_<what>`).
+   */
+  waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number; what?: string }): Promise<boolean>;
   /** outerHTML of the first element matching any of the anchors, or null. */
   snapshotHtml(anchors: readonly string[]): Promise<string | null>;
   /** Milliseconds left before the deadline. */
@@ -191,13 +201,15 @@ class PageNavigator implements Navigator {
   async goto(url: string, options: { timeoutMs?: number } = {}): Promise<void> {
     this.throwIfAborted();
     const timeout = Math.max(1, Math.min(options.timeoutMs ?? 30_000, this.remainingMs()));
-    await this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout });
+    await timeStep(this.context.page, "goto", () => this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout }));
   }
 
   waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
   waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement>;
   async waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement | null> {
-    const found = await this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, () => this.firstVisible(anchors));
+    const found = await timeStep(this.context.page, `find_${options.what}`, () =>
+      this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, () => this.firstVisible(anchors)),
+    );
     if (found !== null || options.optional === true) return found;
     throw this.drift(`${options.what}_missing`, `none of the anchors ${JSON.stringify(anchors)} became visible`);
   }
@@ -206,7 +218,13 @@ class PageNavigator implements Navigator {
   findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement>;
   async findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement | null> {
     const labels = typeof query.name === "string" ? [query.name] : query.name;
-    const found = await this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, async () => {
+    const found = await timeStep(this.context.page, `find_${options.what}`, () => this.pollForRole(query, labels, options));
+    if (found !== null || options.optional === true) return found;
+    throw this.drift(`${options.what}_missing`, `no ${query.roles.join("/")} named ${JSON.stringify(labels)}`);
+  }
+
+  private pollForRole(query: RoleQuery, labels: readonly string[], options: FindOptions): Promise<PageElement | null> {
+    return this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, async () => {
       const candidates = await this.axCandidates(query.roles, query.within ?? null);
       const matched = uniqueNodes(
         matchNames(
@@ -223,11 +241,13 @@ class PageNavigator implements Navigator {
       const [only] = matched;
       return only === undefined ? null : { backendNodeId: only.backendNodeId };
     });
-    if (found !== null || options.optional === true) return found;
-    throw this.drift(`${options.what}_missing`, `no ${query.roles.join("/")} named ${JSON.stringify(labels)}`);
   }
 
-  async click(target: PageElement): Promise<void> {
+  click(target: PageElement): Promise<void> {
+    return timeStep(this.context.page, "click", () => this.clickAt(target));
+  }
+
+  private async clickAt(target: PageElement): Promise<void> {
     this.throwIfAborted();
     const cdp = await this.session();
     await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target.backendNodeId }).catch(() => undefined);
@@ -271,9 +291,13 @@ class PageNavigator implements Navigator {
     return true;
   }
 
-  async typeInto(target: PageElement, text: string): Promise<void> {
+  typeInto(target: PageElement, text: string): Promise<void> {
+    return timeStep(this.context.page, "type", () => this.insertText(target, text));
+  }
+
+  private async insertText(target: PageElement, text: string): Promise<void> {
     this.throwIfAborted();
-    await this.click(target);
+    await this.clickAt(target);
     const cdp = await this.session();
     await cdp.send("DOM.focus", { backendNodeId: target.backendNodeId }).catch(() => undefined);
     // Each line is inserted in one go; a line break is Shift+Enter, the line break of every chat composer (Enter
@@ -295,7 +319,11 @@ class PageNavigator implements Navigator {
     await this.context.page.keyboard.press(key);
   }
 
-  async detectBlock(signatures: BlockSignatures, composer: PageElement | null = null): Promise<BlockKind | null> {
+  detectBlock(signatures: BlockSignatures, composer: PageElement | null = null): Promise<BlockKind | null> {
+    return timeStep(this.context.page, "detect_block", () => this.blockOnPage(signatures, composer));
+  }
+
+  private async blockOnPage(signatures: BlockSignatures, composer: PageElement | null): Promise<BlockKind | null> {
     const url = this.context.page.url();
     if ((signatures.challenge?.urls ?? []).some((pattern) => pattern.test(url))) return "challenge";
     if ((signatures.loginWall?.urls ?? []).some((pattern) => pattern.test(url))) return "login_wall";
@@ -312,12 +340,14 @@ class PageNavigator implements Navigator {
     return null;
   }
 
-  async waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number }): Promise<boolean> {
-    const result = await this.poll(
-      Math.min(options.timeoutMs, this.remainingMs()),
-      async () => ((await this.context.page.evaluate(`Boolean(${expression})`).catch(() => false)) === true ? true : null),
-      options.pollMs,
-    );
+  async waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number; what?: string }): Promise<boolean> {
+    const wait = () =>
+      this.poll(
+        Math.min(options.timeoutMs, this.remainingMs()),
+        async () => ((await this.context.page.evaluate(`Boolean(${expression})`).catch(() => false)) === true ? true : null),
+        options.pollMs,
+      );
+    const result = options.what === undefined ? await wait() : await timeStep(this.context.page, `wait_${options.what}`, wait);
     return result === true;
   }
 
@@ -331,15 +361,18 @@ class PageNavigator implements Navigator {
     return null;
   }
 
-  /** Calls `attempt` every poll interval until it returns non-null or `timeoutMs` (capped by the deadline) passes. */
+  /**
+   * Calls `attempt` until it returns non-null or `timeoutMs` (capped by the deadline) passes: again after
+   * FIRST_POLL_MS, then at doubling intervals up to `pollMs`.
+   */
   private async poll<T>(timeoutMs: number, attempt: () => Promise<T | null>, pollMs = POLL_MS): Promise<T | null> {
     const until = Date.now() + Math.min(timeoutMs, this.remainingMs());
-    for (;;) {
+    for (let interval = Math.min(FIRST_POLL_MS, pollMs); ; interval = Math.min(pollMs, interval * 2)) {
       this.throwIfAborted();
       const result = await attempt();
       if (result !== null) return result;
       if (Date.now() >= until) return null;
-      await sleep(Math.min(pollMs, Math.max(0, until - Date.now())), this.context.signal);
+      await sleep(Math.min(interval, Math.max(0, until - Date.now())), this.context.signal);
     }
   }
 

@@ -1,0 +1,61 @@
+/**
+ * Where a scrape's milliseconds go, step by step (lease, connect, page, navigation, typing, answer…), so the benchmark
+ * can print a breakdown (docs/performance.md). The browser layer opens one log per scrape page; the navigation engine
+ * and the capture layer add their steps to the log of the page they drive, found by the page object, so providers pass
+ * nothing extra. Steps with the same name add up; the order is the order of first occurrence.
+ *
+ * The log is written as one structured line (`{"event":"scrape_steps",…}`) only when the Worker variable
+ * `SCRAPE_STEP_TIMINGS` is "1" (the benchmark's stack sets it): in production it would be one more line per scrape.
+ */
+import type { Page } from "@cloudflare/puppeteer";
+
+export class StepLog {
+  private readonly steps = new Map<string, number>();
+  private readonly startedAt = performance.now();
+  /** Whether the scrape started from a warm page (src/browser/warm-page.ts). */
+  warm = false;
+
+  record(step: string, milliseconds: number): void {
+    this.steps.set(step, (this.steps.get(step) ?? 0) + milliseconds);
+  }
+
+  async time<T>(step: string, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.record(step, performance.now() - started);
+    }
+  }
+
+  /** Whole milliseconds per step, plus the total since the log was opened. */
+  summary(): { total_ms: number; steps: Record<string, number> } {
+    const steps: Record<string, number> = {};
+    for (const [step, milliseconds] of this.steps) steps[step] = Math.round(milliseconds);
+    return { total_ms: Math.round(performance.now() - this.startedAt), steps };
+  }
+}
+
+const logsByPage = new WeakMap<Page, StepLog>();
+
+export function attachStepLog(page: Page, log: StepLog): void {
+  logsByPage.set(page, log);
+}
+
+/** Times `work` into the log of `page`, when it has one (a page outside a scrape, e.g. in a unit test, has none). */
+export function timeStep<T>(page: Page, step: string, work: () => Promise<T>): Promise<T> {
+  const log = logsByPage.get(page);
+  return log === undefined ? work() : log.time(step, work);
+}
+
+/**
+ * `SCRAPE_STEP_TIMINGS=1` (set only by the benchmark's stack, so not among the declared vars). Takes any object, so
+ * modules that Node code imports too (replicas, unit tests) need no Workers `Env` type.
+ */
+export function stepTimingsEnabled(env: object): boolean {
+  return Reflect.get(env, "SCRAPE_STEP_TIMINGS") === "1";
+}
+
+export function writeStepLog(fields: { provider: string; country: string; outcome: "ok" | "error" }, log: StepLog): void {
+  console.log(JSON.stringify({ event: "scrape_steps", ...fields, warm_page: log.warm, ...log.summary() }));
+}
