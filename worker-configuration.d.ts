@@ -6,8 +6,6 @@ interface __BaseEnv_Env {
 	MARKDOWN: KVNamespace;
 	DB: D1Database;
 	JOBS: Queue;
-	KEY_RATE_LIMITER: RateLimit;
-	ACCOUNT_RATE_LIMITER: RateLimit;
 	BROWSER: BrowserRun;
 	BROWSER_POOL_SIZE: string;
 	BROWSER_POOL_MAX_SESSIONS: string;
@@ -19,6 +17,8 @@ interface __BaseEnv_Env {
 	BROWSER_GLOBAL_MAX_SESSIONS: string;
 	ACCOUNT_MAX_CONCURRENT_REQUESTS: string;
 	ACCOUNT_MAX_RUNNING_JOBS: string;
+	KEY_REQUESTS_PER_MINUTE: string;
+	ACCOUNT_REQUESTS_PER_MINUTE: string;
 	PUBLIC_BASE_URL: string;
 	CANARY_COUNTRIES: string;
 	CANARY_PROVIDERS: string;
@@ -26,11 +26,13 @@ interface __BaseEnv_Env {
 	JOB: DurableObjectNamespace<import("./src/index").JobRecord>;
 	BROWSER_POOL: DurableObjectNamespace<import("./src/index").BrowserPool>;
 	BROWSER_BUDGET: DurableObjectNamespace<import("./src/index").BrowserBudget>;
+	REQUEST_RATE_LIMITER: DurableObjectNamespace<import("./src/index").RequestRateLimiter>;
+	SCRAPE_COALESCER: DurableObjectNamespace<import("./src/index").ScrapeCoalescer>;
 }
 declare namespace Cloudflare {
 	interface GlobalProps {
 		mainModule: typeof import("./src/index");
-		durableNamespaces: "JobRecord" | "BrowserPool" | "BrowserBudget";
+		durableNamespaces: "JobRecord" | "BrowserPool" | "BrowserBudget" | "RequestRateLimiter" | "ScrapeCoalescer";
 	}
 	interface Env extends __BaseEnv_Env {}
 }
@@ -39,7 +41,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "BROWSER_POOL_SIZE" | "BROWSER_POOL_MAX_SESSIONS" | "BROWSER_POOL_QUEUE_LIMIT" | "BROWSER_KEEP_ALIVE_MS" | "BROWSER_LAUNCHES_PER_MINUTE" | "JOB_RETRY_BASE_SECONDS" | "CACHE_TTL_SECONDS" | "BROWSER_GLOBAL_MAX_SESSIONS" | "ACCOUNT_MAX_CONCURRENT_REQUESTS" | "ACCOUNT_MAX_RUNNING_JOBS" | "PUBLIC_BASE_URL" | "CANARY_COUNTRIES" | "CANARY_PROVIDERS" | "CANARY_TIMEOUT_SECONDS">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "BROWSER_POOL_SIZE" | "BROWSER_POOL_MAX_SESSIONS" | "BROWSER_POOL_QUEUE_LIMIT" | "BROWSER_KEEP_ALIVE_MS" | "BROWSER_LAUNCHES_PER_MINUTE" | "JOB_RETRY_BASE_SECONDS" | "CACHE_TTL_SECONDS" | "BROWSER_GLOBAL_MAX_SESSIONS" | "ACCOUNT_MAX_CONCURRENT_REQUESTS" | "ACCOUNT_MAX_RUNNING_JOBS" | "KEY_REQUESTS_PER_MINUTE" | "ACCOUNT_REQUESTS_PER_MINUTE" | "PUBLIC_BASE_URL" | "CANARY_COUNTRIES" | "CANARY_PROVIDERS" | "CANARY_TIMEOUT_SECONDS">> {}
 }
 declare module "*.txt" {
 	const value: string;

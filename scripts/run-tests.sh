@@ -8,6 +8,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export XDG_CACHE_HOME="$root/.cache"
 export WRANGLER_SEND_METRICS=false
+# No fetch of workers.cloudflare.com/cf.json (offline it prints stack traces); the Worker never reads request.cf.
+export CLOUDFLARE_CF_FETCH_ENABLED=false
 # vitest loads its config through Vite; its notice about a future config loader is not about this project.
 export VITE_CONFIG_NATIVE_IGNORE_WARNING=true
 
@@ -48,6 +50,8 @@ run_vitest() {
 run_vitest main --project unit --project integration "$@"
 run_vitest e2e --project e2e "$@"
 run_vitest browser --project browser "$@"
+# The whole local stack killed with jobs pending and started again (docs/reliability.md): its own stack, ports 8860–8869.
+check restart-recovery tsx scripts/restart-test.ts && grep -h "settled" "$root/.cache/check-restart-recovery.log"
 
 # The local Browser Rendering emulation starts each Chromium in its own process group and does not always stop it when
 # a test file's runtime goes away: stop the orphans it left (parent gone, a miniflare profile), and nothing else.

@@ -1,17 +1,20 @@
-/** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail}`. */
+/** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail, code}`. */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { InvalidParameterError, MethodNotAllowedError, NotFoundError, ServiceError, toServiceError } from "./errors";
+import { describeBodyValidationError, serviceErrorOfHttpException } from "./http/json-body";
 import { registerDashboardRoutes } from "./dashboard/routes";
 import type { AppEnv } from "./http/app-env";
 import { registerAccountRoutes } from "./http/account";
 import { registerAdminRoutes } from "./http/admin";
 import { registerAdminCaptureRoutes } from "./http/admin-captures";
+import { registerAdminJobRoutes } from "./http/admin-jobs";
 import { registerAdminLimitRoutes } from "./http/admin-limits";
 import { registerAdminPoolRoutes } from "./http/admin-pools";
 import { registerAdminProviderAccountRoutes } from "./http/admin-provider-accounts";
 import { registerAdminProviderRoutes } from "./http/admin-providers";
 import { registerBatchRoutes } from "./http/batches";
+import { registerPreflightRefusal } from "./http/cors";
 import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
 import { registerMarkdownRoutes } from "./http/markdown";
@@ -24,8 +27,14 @@ import { registerMcpRoutes } from "./mcp/routes";
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
+      if (!result.success && result.target === "json") throw new InvalidParameterError(describeBodyValidationError(result.error));
       if (!result.success) {
         const issue = result.error.issues[0];
+        // zod's own wording (`Unrecognized key: "foo"`) is not ours to show.
+        if (issue?.code === "unrecognized_keys")
+          throw new InvalidParameterError(
+            `${issue.keys.length === 1 ? "Unknown parameter" : "Unknown parameters"}: ${issue.keys.join(", ")}.`,
+          );
         const name = issue?.path.map(String).join(".") ?? "";
         throw new InvalidParameterError(name === "" ? (issue?.message ?? "Invalid request.") : `${name}: ${issue?.message ?? "invalid"}`);
       }
@@ -37,6 +46,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     await next();
   });
 
+  registerPreflightRefusal(app);
   registerScraperRoutes(app);
   registerJobRoutes(app);
   registerBatchRoutes(app);
@@ -47,6 +57,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerAdminProviderRoutes(app);
   registerAdminProviderAccountRoutes(app);
   registerAdminCaptureRoutes(app);
+  registerAdminJobRoutes(app);
   registerAdminRoutes(app);
   registerAccountRoutes(app);
   registerDashboardRoutes(app);
@@ -61,16 +72,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.onError((error, c) => {
     const serviceError =
-      error instanceof HTTPException && !(error instanceof ServiceError)
-        ? new ServiceError(error.status, error.status === 400 ? "Malformed request." : "Request failed.")
-        : toServiceError(error);
+      error instanceof HTTPException && !(error instanceof ServiceError) ? serviceErrorOfHttpException(error) : toServiceError(error);
     if (serviceError.status >= 500) {
       // The cause stays in the log; the client gets only the safe detail.
       console.error(`${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
     }
     if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
     if (serviceError instanceof MethodNotAllowedError) c.header("Allow", serviceError.allow.join(", "));
-    return c.json({ detail: serviceError.detail }, serviceError.status as 400);
+    return c.json(serviceError.toBody(), serviceError.status as 400);
   });
 
   return app;

@@ -81,6 +81,9 @@ import type {
   ListJobsData,
   ListJobsErrors,
   ListJobsResponses,
+  RecoverAdminJobsData,
+  RecoverAdminJobsErrors,
+  RecoverAdminJobsResponses,
   RemoveAccountWebhookData,
   RemoveAccountWebhookErrors,
   RemoveAccountWebhookResponses,
@@ -147,6 +150,9 @@ import type {
   SubmitPerplexityJobData,
   SubmitPerplexityJobErrors,
   SubmitPerplexityJobResponses,
+  UpdateAdminAccountLimitsData,
+  UpdateAdminAccountLimitsErrors,
+  UpdateAdminAccountLimitsResponses,
   UpdateAdminBrowserBudgetData,
   UpdateAdminBrowserBudgetErrors,
   UpdateAdminBrowserBudgetResponses,
@@ -177,9 +183,11 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 };
 
 /**
- * ChatGPT (chat assistant), synchronously
+ * Ask ChatGPT and wait for the answer
  *
- * ChatGPT's answer (web search on) with its links, the web searches it ran and the model that answered. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * ChatGPT's answer (web search on) with its links, the web searches it ran and the model that answered.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapeChatgpt = <ThrowOnError extends boolean = false>(
   options: Options<ScrapeChatgptData, ThrowOnError>,
@@ -198,9 +206,9 @@ export const scrapeChatgpt = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * ChatGPT: submit an asynchronous job
+ * Ask ChatGPT as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitChatgptJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitChatgptJobData, ThrowOnError>,
@@ -219,9 +227,11 @@ export const submitChatgptJob = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Perplexity (answer engine), synchronously
+ * Ask Perplexity and wait for the answer
  *
- * Perplexity's answer with numbered web sources ([n] markers index `sources`) and related questions. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * Perplexity's answer with numbered web sources ([n] markers index `sources`) and related questions.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapePerplexity = <ThrowOnError extends boolean = false>(
   options: Options<ScrapePerplexityData, ThrowOnError>,
@@ -240,9 +250,9 @@ export const scrapePerplexity = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Perplexity: submit an asynchronous job
+ * Ask Perplexity as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitPerplexityJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitPerplexityJobData, ThrowOnError>,
@@ -261,9 +271,11 @@ export const submitPerplexityJob = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Grok (social-network assistant), synchronously
+ * Ask Grok and wait for the answer
  *
- * Grok's answer with the web pages and X posts it cited, follow-up questions, conversation metadata and model. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * Grok's answer with the web pages and X posts it cited, follow-up questions, conversation metadata and model.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapeGrok = <ThrowOnError extends boolean = false>(
   options: Options<ScrapeGrokData, ThrowOnError>,
@@ -282,9 +294,9 @@ export const scrapeGrok = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Grok: submit an asynchronous job
+ * Ask Grok as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitGrokJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitGrokJobData, ThrowOnError>,
@@ -303,9 +315,11 @@ export const submitGrokJob = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Microsoft Copilot (productivity assistant), synchronously
+ * Ask Microsoft Copilot and wait for the answer
  *
- * Copilot's answer in the requested mode with its citations and outbound links. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * Copilot's answer in the requested mode with its citations and outbound links.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapeCopilot = <ThrowOnError extends boolean = false>(
   options: Options<ScrapeCopilotData, ThrowOnError>,
@@ -324,9 +338,9 @@ export const scrapeCopilot = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Microsoft Copilot: submit an asynchronous job
+ * Ask Microsoft Copilot as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitCopilotJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitCopilotJobData, ThrowOnError>,
@@ -345,9 +359,11 @@ export const submitCopilotJob = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Gemini (search-company assistant), synchronously
+ * Ask Gemini and wait for the answer
  *
- * Gemini's answer with rich citations (snippet, site, highlighted sentences) and the model used. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * Gemini's answer with rich citations (snippet, site, highlighted sentences) and the model used.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapeGemini = <ThrowOnError extends boolean = false>(
   options: Options<ScrapeGeminiData, ThrowOnError>,
@@ -366,9 +382,9 @@ export const scrapeGemini = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Gemini: submit an asynchronous job
+ * Ask Gemini as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitGeminiJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitGeminiJobData, ThrowOnError>,
@@ -387,9 +403,11 @@ export const submitGeminiJob = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Google AI Mode (AI search mode), synchronously
+ * Ask Google AI Mode and wait for the answer
  *
- * Google Search's AI Mode answer with its citations and the sources panel. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * Google Search's AI Mode answer with its citations and the sources panel.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapeGoogleAiMode = <ThrowOnError extends boolean = false>(
   options: Options<ScrapeGoogleAiModeData, ThrowOnError>,
@@ -408,9 +426,9 @@ export const scrapeGoogleAiMode = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Google AI Mode: submit an asynchronous job
+ * Ask Google AI Mode as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitGoogleAiModeJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitGoogleAiModeJobData, ThrowOnError>,
@@ -429,9 +447,11 @@ export const submitGoogleAiModeJob = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Amazon Rufus (shopping assistant), synchronously
+ * Ask Amazon Rufus and wait for the answer
  *
- * Rufus's answer to a shopping query with the product cards it shows and suggested questions. Blocks until the provider answers or `timeout` passes. Costs 3 credits, charged only on a 200.
+ * Rufus's answer to a shopping query with the product cards it shows and suggested questions.
+ *
+ * Blocks until the provider answers or `timeout` seconds pass (a `408`). Costs 3 credits, charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.
  */
 export const scrapeAmazonRufus = <ThrowOnError extends boolean = false>(
   options: Options<ScrapeAmazonRufusData, ThrowOnError>,
@@ -450,9 +470,9 @@ export const scrapeAmazonRufus = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Amazon Rufus: submit an asynchronous job
+ * Ask Amazon Rufus as an asynchronous job
  *
- * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll GET /jobs/{job_id} every few seconds.
+ * Same query parameters as the synchronous endpoint; `timeout` applies per attempt. Answers `202` with a `job_id` at once. 3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few seconds until `status` is `done` or `failed`.
  */
 export const submitAmazonRufusJob = <ThrowOnError extends boolean = false>(
   options: Options<SubmitAmazonRufusJobData, ThrowOnError>,
@@ -751,7 +771,7 @@ export const updateAdminBrowserBudget = <ThrowOnError extends boolean = false>(
 /**
  * Override one country's pool settings
  *
- * For example `{"launches_per_minute": 0}` stops new browser sessions in that country while warm ones keep serving. `null` restores the wrangler.toml values.
+ * For example `{"launches_per_minute": 0}` stops new browser sessions in that country while warm ones keep serving. `null` restores the wrangler.toml values; a single setting given as `null` (`{"size": null}`) restores that one.
  */
 export const updateAdminPoolConfig = <ThrowOnError extends boolean = false>(
   options: Options<UpdateAdminPoolConfigData, ThrowOnError>,
@@ -781,7 +801,7 @@ export const listAdminPools = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * An account's fair-sharing limits and what it has in flight
+ * An account's limits and what it has in flight
  */
 export const getAdminAccountLimits = <ThrowOnError extends boolean = false>(
   options: Options<GetAdminAccountLimitsData, ThrowOnError>,
@@ -790,6 +810,24 @@ export const getAdminAccountLimits = <ThrowOnError extends boolean = false>(
     security: [{ scheme: "bearer", type: "http" }],
     url: "/admin/accounts/{account_id}/limits",
     ...options,
+  });
+
+/**
+ * Set an account's own limits
+ *
+ * Sets requests a minute per key and per account and synchronous requests in flight for this account. Fields left out keep their value; `null` puts one back to the service's default. Applies from the account's next request.
+ */
+export const updateAdminAccountLimits = <ThrowOnError extends boolean = false>(
+  options: Options<UpdateAdminAccountLimitsData, ThrowOnError>,
+): RequestResult<UpdateAdminAccountLimitsResponses, UpdateAdminAccountLimitsErrors, ThrowOnError> =>
+  (options.client ?? client).patch<UpdateAdminAccountLimitsResponses, UpdateAdminAccountLimitsErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/accounts/{account_id}/limits",
+    ...options,
+    headers: {
+      "Content-Type": "application/json",
+      ...options.headers,
+    },
   });
 
 /**
@@ -891,6 +929,24 @@ export const createAdminCapture = <ThrowOnError extends boolean = false>(
     headers: {
       "Content-Type": "application/json",
       ...options.headers,
+    },
+  });
+
+/**
+ * Recover jobs whose queue message was lost
+ *
+ * Runs the sweep the every-minute Cron Trigger runs: a pending job whose running attempt stopped sending heartbeats, or whose due delivery never started, gets a new queue message. Safe to repeat: a job runs only under its own lease, and is charged and refunded at most once. `npm start` calls it with `restarted_at` once the API is up. The body is optional.
+ */
+export const recoverAdminJobs = <ThrowOnError extends boolean = false>(
+  options?: Options<RecoverAdminJobsData, ThrowOnError>,
+): RequestResult<RecoverAdminJobsResponses, RecoverAdminJobsErrors, ThrowOnError> =>
+  (options?.client ?? client).post<RecoverAdminJobsResponses, RecoverAdminJobsErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/jobs/recover",
+    ...options,
+    headers: {
+      "Content-Type": "application/json",
+      ...options?.headers,
     },
   });
 

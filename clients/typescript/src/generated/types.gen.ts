@@ -65,6 +65,40 @@ export type ChatgptResponse = {
 
 export type Error = {
   detail: string;
+  /**
+   * Stable machine-readable error code (docs/errors.md): branch on this, not on the wording of `detail`
+   */
+  code:
+    | "invalid_parameter"
+    | "malformed_json"
+    | "missing_api_key"
+    | "invalid_api_key"
+    | "invalid_admin_token"
+    | "signed_out"
+    | "not_found"
+    | "method_not_allowed"
+    | "not_acceptable"
+    | "timeout"
+    | "conflict"
+    | "idempotency_key_reused"
+    | "idempotency_in_progress"
+    | "unsupported_media_type"
+    | "insufficient_credits"
+    | "rate_limited"
+    | "concurrency_limit"
+    | "queue_full"
+    | "key_creation_limit"
+    | "client_closed_request"
+    | "unexpected_result"
+    | "internal_error"
+    | "capture_mismatch"
+    | "upstream_error"
+    | "provider_changed"
+    | "pool_warming_up"
+    | "at_capacity"
+    | "service_unavailable"
+    | "not_configured"
+    | "browser_unreachable";
 };
 
 export type JobSubmitted = {
@@ -614,11 +648,11 @@ export type BrowserBudget = {
 };
 
 export type PoolOverrides = {
-  size?: number;
-  max_sessions?: number;
-  queue_limit?: number;
-  keep_alive_ms?: number;
-  launches_per_minute?: number;
+  size?: number | null;
+  max_sessions?: number | null;
+  queue_limit?: number | null;
+  keep_alive_ms?: number | null;
+  launches_per_minute?: number | null;
 } | null;
 
 export type PoolStats = {
@@ -677,6 +711,11 @@ export type PoolStats = {
   rejected_at_capacity: number;
 };
 
+export type AccountLimitsResponse = {
+  account_id: string;
+  limits: AccountLimits;
+};
+
 export type AccountLimits = {
   /**
    * Synchronous scrapes running at once; beyond the limit → 429 with Retry-After
@@ -692,14 +731,49 @@ export type AccountLimits = {
     limit: number;
     in_use: number;
   };
+  /**
+   * Requests a minute per API key and for all keys together; beyond → 429 with Retry-After
+   */
   requests_per_minute: {
     per_key: number;
     per_account: number;
+  };
+  /**
+   * The values the operator set for this account (the effective ones are above)
+   */
+  account_overrides: {
+    /**
+     * Set for this account; null = the service's default
+     */
+    key_requests_per_minute: number | null;
+    /**
+     * Set for this account; null = the service's default
+     */
+    account_requests_per_minute: number | null;
+    /**
+     * Set for this account; null = the service's default
+     */
+    concurrent_requests: number | null;
   };
   api_keys: {
     max_active: number;
     max_created_per_day: number;
   };
+};
+
+export type AccountLimitsChange = {
+  /**
+   * Requests a minute per API key of the account
+   */
+  key_requests_per_minute?: number | null;
+  /**
+   * Requests a minute of all its keys together
+   */
+  account_requests_per_minute?: number | null;
+  /**
+   * Synchronous scrapes running at once
+   */
+  concurrent_requests?: number | null;
 };
 
 export type ProviderHealth = {
@@ -891,6 +965,36 @@ export type CaptureRequest = {
   query: {
     [key: string]: string;
   };
+};
+
+export type RecoveryReport = {
+  /**
+   * Pending jobs looked at
+   */
+  checked: number;
+  /**
+   * Jobs sent a new queue message
+   */
+  requeued: number;
+  /**
+   * …because the attempt holding them stopped reporting
+   */
+  dead_attempts: number;
+  /**
+   * …because no attempt started when one was due
+   */
+  missing_deliveries: number;
+  /**
+   * Account slots of attempts that no longer run, given back
+   */
+  slots_released: number;
+};
+
+export type RecoverJobs = {
+  /**
+   * When the whole stack (every worker running jobs) was started. Attempts that began before it are treated as dead and messages sent before it as lost, so those jobs are sent again at once. Only pass it right after a restart: an attempt that is in fact still running would then run a second time beside it (never charged twice).
+   */
+  restarted_at?: number;
 };
 
 export type Account = {
@@ -1155,39 +1259,39 @@ export type ScrapeChatgptData = {
 
 export type ScrapeChatgptErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1243,15 +1347,15 @@ export type SubmitChatgptJobData = {
 
 export type SubmitChatgptJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -1259,23 +1363,23 @@ export type SubmitChatgptJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1325,39 +1429,39 @@ export type ScrapePerplexityData = {
 
 export type ScrapePerplexityErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1413,15 +1517,15 @@ export type SubmitPerplexityJobData = {
 
 export type SubmitPerplexityJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -1429,23 +1533,23 @@ export type SubmitPerplexityJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1495,39 +1599,39 @@ export type ScrapeGrokData = {
 
 export type ScrapeGrokErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1583,15 +1687,15 @@ export type SubmitGrokJobData = {
 
 export type SubmitGrokJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -1599,23 +1703,23 @@ export type SubmitGrokJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1665,39 +1769,39 @@ export type ScrapeCopilotData = {
 
 export type ScrapeCopilotErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1753,15 +1857,15 @@ export type SubmitCopilotJobData = {
 
 export type SubmitCopilotJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -1769,23 +1873,23 @@ export type SubmitCopilotJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1831,39 +1935,39 @@ export type ScrapeGeminiData = {
 
 export type ScrapeGeminiErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1915,15 +2019,15 @@ export type SubmitGeminiJobData = {
 
 export type SubmitGeminiJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -1931,23 +2035,23 @@ export type SubmitGeminiJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -1993,39 +2097,39 @@ export type ScrapeGoogleAiModeData = {
 
 export type ScrapeGoogleAiModeErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -2077,15 +2181,15 @@ export type SubmitGoogleAiModeJobData = {
 
 export type SubmitGoogleAiModeJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -2093,23 +2197,23 @@ export type SubmitGoogleAiModeJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -2155,39 +2259,39 @@ export type ScrapeAmazonRufusData = {
 
 export type ScrapeAmazonRufusErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -2239,15 +2343,15 @@ export type SubmitAmazonRufusJobData = {
 
 export type SubmitAmazonRufusJobErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
-   * Unknown scraper
+   * Unknown scraper (`not_found`)
    */
   404: Error;
   /**
@@ -2255,23 +2359,23 @@ export type SubmitAmazonRufusJobErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -2388,11 +2492,11 @@ export type SubmitBatchData = {
 
 export type SubmitBatchErrors = {
   /**
-   * Invalid or unknown parameter; `detail` names it
+   * Invalid or unknown parameter; `detail` names it (`invalid_parameter`)
    */
   400: Error;
   /**
-   * API key missing, invalid or revoked
+   * API key missing (`missing_api_key`), or invalid or revoked (`invalid_api_key`)
    */
   401: Error;
   /**
@@ -2400,23 +2504,23 @@ export type SubmitBatchErrors = {
    */
   409: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
-   * The scraper returned an empty or unexpected result; safe to retry
+   * The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -2953,13 +3057,45 @@ export type GetAdminAccountLimitsResponses = {
   /**
    * Limits and current use
    */
-  200: {
-    account_id: string;
-    limits: AccountLimits;
-  };
+  200: AccountLimitsResponse;
 };
 
 export type GetAdminAccountLimitsResponse = GetAdminAccountLimitsResponses[keyof GetAdminAccountLimitsResponses];
+
+export type UpdateAdminAccountLimitsData = {
+  body: AccountLimitsChange;
+  path: {
+    account_id: string;
+  };
+  query?: never;
+  url: "/admin/accounts/{account_id}/limits";
+};
+
+export type UpdateAdminAccountLimitsErrors = {
+  /**
+   * Invalid body; `detail` names the field and the rule
+   */
+  400: Error;
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+  /**
+   * No account with this id
+   */
+  404: Error;
+};
+
+export type UpdateAdminAccountLimitsError = UpdateAdminAccountLimitsErrors[keyof UpdateAdminAccountLimitsErrors];
+
+export type UpdateAdminAccountLimitsResponses = {
+  /**
+   * The account's limits after the change
+   */
+  200: AccountLimitsResponse;
+};
+
+export type UpdateAdminAccountLimitsResponse = UpdateAdminAccountLimitsResponses[keyof UpdateAdminAccountLimitsResponses];
 
 export type ListAdminProvidersData = {
   body?: never;
@@ -3173,11 +3309,11 @@ export type CreateAdminCaptureErrors = {
    */
   401: Error;
   /**
-   * The scrape did not finish within `timeout` (credits restored)
+   * The scrape did not finish within `timeout` (`timeout`; credits restored)
    */
   408: Error;
   /**
-   * Credit limit reached, rate limit (per key or per account), too many requests in flight for the account, or the scraper queue is full (see Retry-After)
+   * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
   /**
@@ -3185,15 +3321,15 @@ export type CreateAdminCaptureErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser; safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
    */
   502: Error;
   /**
-   * The scraper pool is warming up, or every browser session of the service is busy; retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
-   * Network time-out reaching the scraper machine
+   * Network time-out reaching the scraper machine (`browser_unreachable`)
    */
   504: Error;
 };
@@ -3208,6 +3344,35 @@ export type CreateAdminCaptureResponses = {
 };
 
 export type CreateAdminCaptureResponse = CreateAdminCaptureResponses[keyof CreateAdminCaptureResponses];
+
+export type RecoverAdminJobsData = {
+  body?: RecoverJobs;
+  path?: never;
+  query?: never;
+  url: "/admin/jobs/recover";
+};
+
+export type RecoverAdminJobsErrors = {
+  /**
+   * Invalid body; `detail` names the field and the rule
+   */
+  400: Error;
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+};
+
+export type RecoverAdminJobsError = RecoverAdminJobsErrors[keyof RecoverAdminJobsErrors];
+
+export type RecoverAdminJobsResponses = {
+  /**
+   * What the sweep did
+   */
+  200: RecoveryReport;
+};
+
+export type RecoverAdminJobsResponse = RecoverAdminJobsResponses[keyof RecoverAdminJobsResponses];
 
 export type ListAdminAccountsData = {
   body?: never;
