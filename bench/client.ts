@@ -105,8 +105,7 @@ export async function setPoolSize(stack: BenchStack, size: number): Promise<void
 
 /** The replica's exact answer time for one provider (replicas/control.ts `total_ms`; 0 = the default pacing). */
 export async function setAnswerTime(stack: BenchStack, provider: string, totalMs: number): Promise<void> {
-  // Copilot's frames are paced by its WebSocket replica, not by the paced body: a delay before the frames instead.
-  const body = provider === "copilot" ? { provider, delay_ms: totalMs, chunk_ms: totalMs === 0 ? 2 : 0 } : { provider, total_ms: totalMs };
+  const body = { provider, total_ms: totalMs };
   await checkedJson(
     await fetch(`${stack.replicaUrl}/__control/pacing`, {
       method: "POST",

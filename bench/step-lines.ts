@@ -7,6 +7,7 @@ import { percentile } from "./figures";
 interface StepLine {
   provider: string;
   warmPage: boolean;
+  hotPage: boolean;
   outcome: string;
   totalMs: number;
   steps: Map<string, number>;
@@ -30,7 +31,8 @@ function parseStepLine(line: string): StepLine | null {
   const byStep = new Map<string, number>();
   for (const [step, value] of Object.entries(steps)) if (typeof value === "number") byStep.set(step, value);
   const warmPage = Reflect.get(parsed, "warm_page") === true;
-  return { provider, warmPage, outcome: typeof outcome === "string" ? outcome : "unknown", totalMs, steps: byStep };
+  const hotPage = Reflect.get(parsed, "hot_page") === true;
+  return { provider, warmPage, hotPage, outcome: typeof outcome === "string" ? outcome : "unknown", totalMs, steps: byStep };
 }
 
 export class StepLines {
@@ -55,7 +57,7 @@ export class StepLines {
 
   /**
    * Median per step of the successful scrapes of `provider` since the last `clear`, plus `browser_total` (lease to
-   * release) and the share of scrapes that started from a warm page.
+   * release) and the shares of scrapes that started from a warm page and from a hot one.
    */
   medianSteps(provider: string): Map<string, number> {
     const mine = this.lines.filter((line) => line.provider === provider && line.outcome === "ok");
@@ -79,6 +81,7 @@ export class StepLines {
         ),
       );
       medians.set("warm_page_started_%", (100 * mine.filter((line) => line.warmPage).length) / mine.length);
+      medians.set("hot_page_started_%", (100 * mine.filter((line) => line.hotPage).length) / mine.length);
     }
     return medians;
   }

@@ -11,8 +11,9 @@
  *        `total_ms` (e.g. {"provider":"grok","total_ms":3000}) sets the answer time exactly instead: the body is spread
  *        evenly over its chunks so that its last byte leaves `total_ms` after the answer request arrived (delay_ms and
  *        chunk_ms are then ignored for answers). `total_ms: 0` turns it off again. It applies to the answer
- *        exchanges built on replicas/shared/paced-body.ts (every provider except Copilot, whose WebSocket frames are
- *        paced by its socket: there use delay_ms with chunk_ms 0). The benchmark measures overhead against it.
+ *        exchanges built on replicas/shared/paced-body.ts, and to Copilot's turn (its socket spreads the turn's writes
+ *        so that the last one leaves `total_ms` after the `send` frame arrived). The benchmark measures overhead
+ *        against it.
  *   POST /__control/reset   {} or {"provider":"grok"}
  *        Clears faults, pacing, counters and recorded requests (of one provider, or of all plus the default pacing).
  *   POST /__control/layout  {"provider":"grok","layout":"b"}
@@ -217,12 +218,13 @@ export class FaultController {
    * Consumes one count of the fault at the head of the provider's queue when `eligible` accepts it, and returns the
    * plan for this exchange. A fault the caller does not accept stays queued (e.g. a page load only takes `login_wall`).
    */
-  takeFault(provider: string, eligible: (fault: FaultName) => boolean = ANY_FAULT): ExchangePlan {
+  takeFault(provider: string, eligible: (fault: FaultName) => boolean = ANY_FAULT, options: { answer?: boolean } = {}): ExchangePlan {
     const state = this.stateOf(provider);
     const { totalMs, ...paced } = { ...this.defaultPacing, ...state.pacing };
     const standing: Pacing = { ...DEFAULT_PACING, ...paced };
     const head = state.faults[0];
-    const exactAnswerTime = totalMs !== undefined && totalMs > 0 && eligible === ANY_FAULT;
+    // page loads pass their own `eligible`; an answer exchange that filters its faults says it is one (Copilot's turn)
+    const exactAnswerTime = totalMs !== undefined && totalMs > 0 && (eligible === ANY_FAULT || options.answer === true);
     enterAnswerDue(exactAnswerTime && (head === undefined || !eligible(head.fault)) ? Date.now() + (totalMs ?? 0) : null);
     if (head === undefined || !eligible(head.fault)) {
       // An answer exchange (page loads pass `eligible`) with an exact answer time: the body spreads itself to it.

@@ -68,12 +68,17 @@ export function takeFaultAt(controller: FaultController, point: FaultPoint): Poi
   const served = (fault: FaultName): number => controller.state().providers[COPILOT_PROVIDER_ID]?.faults_served[fault] ?? 0;
   // an object, not a `let`: the assignment happens inside the callback, where control-flow narrowing cannot see it
   const chosen: { variant: FaultVariant | null } = { variant: null };
-  const plan = controller.takeFault(COPILOT_PROVIDER_ID, (fault) => {
-    const variant = variantOf(fault, served(fault));
-    if (pointOf(variant) !== point) return false;
-    chosen.variant = variant;
-    return true;
-  });
+  const plan = controller.takeFault(
+    COPILOT_PROVIDER_ID,
+    (fault) => {
+      const variant = variantOf(fault, served(fault));
+      if (pointOf(variant) !== point) return false;
+      chosen.variant = variant;
+      return true;
+    },
+    // the turn played after a `send` frame is the answer: an exact answer time (`total_ms`) applies to it
+    { answer: point === "send" },
+  );
   const { variant } = chosen;
   return { taken: plan.fault === null || variant === null ? null : { fault: plan.fault, variant }, pacing: plan.pacing };
 }

@@ -14,7 +14,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import type { FaultController, RecordedRequest } from "../control";
-import { sleep } from "../shared/paced-body";
+import { currentAnswerDue, sleep, spreadOffsetMs } from "../shared/paced-body";
 import { fragmentFrames } from "./delivery";
 import { serializeFrame, serializeFrames, turnScript, type SendRequest, type TurnScript } from "./events";
 import { COPILOT_PROVIDER_ID, type FaultVariant, takeFaultAt } from "./faults";
@@ -227,8 +227,10 @@ class ChatConnection {
       await answered;
     }
     if (this.closed.signal.aborted) return;
-    await sleep(plan.pacing.delayMs, this.closed.signal);
-    await this.deliver(script, plan.pacing.chunkMs);
+    // With an exact answer time (`total_ms`), the writes are spread so that the last one leaves exactly then.
+    const dueAt = plan.taken === null ? currentAnswerDue() : null;
+    if (dueAt === null) await sleep(plan.pacing.delayMs, this.closed.signal);
+    await this.deliver(script, plan.pacing.chunkMs, dueAt);
   }
 
   private nextChallengeResponse(): Promise<void> {
@@ -240,15 +242,24 @@ class ChatConnection {
     });
   }
 
-  private async deliver(script: TurnScript, chunkMs: number): Promise<void> {
+  private async deliver(script: TurnScript, chunkMs: number, dueAt: number | null = null): Promise<void> {
     const { texts, nextId } = serializeFrames(script.frames, this.nextId);
     this.nextId = nextId;
     const writes = fragmentFrames(
       texts.map((text) => Buffer.from(text, "utf8")),
       { lastFrameIncomplete: script.ending.kind === "cut" },
     );
+    // With an exact answer time, the answer is over when its `done` frame is complete: that write leaves at `dueAt`
+    // (the writes before it spread evenly), what follows it (follow-up suggestions) right after.
+    const doneFrame = texts.findLastIndex((text) => text.includes('"event":"done"'));
+    const doneWrite = writes.findIndex((write) => write.some((fragment) => fragment.frame === doneFrame && fragment.fin));
+    const answerWrites = doneWrite < 0 ? writes.length : doneWrite + 1;
+    const startedAt = Date.now();
     for (const [index, write] of writes.entries()) {
-      if (index > 0) await sleep(chunkMs, this.closed.signal);
+      if (dueAt !== null) {
+        const offset = spreadOffsetMs(Math.min(index, answerWrites - 1), answerWrites, startedAt, dueAt);
+        await sleep(startedAt + offset - Date.now(), this.closed.signal);
+      } else if (index > 0) await sleep(chunkMs, this.closed.signal);
       if (!this.isOpen()) return;
       for (const fragment of write) this.ws.send(fragment.data, { binary: false, fin: fragment.fin, compress: false });
     }

@@ -24,6 +24,11 @@ export function enterAnswerDue(dueAt: number | null): void {
   answerDue.enterWith({ dueAt });
 }
 
+/** When the current exchange's answer is due (ms since epoch), or null when no exact answer time is set. */
+export function currentAnswerDue(): number | null {
+  return answerDue.getStore()?.dueAt ?? null;
+}
+
 /** Milliseconds from `startedAt` at which chunk `index` of `count` is due, when spreading to `dueAt`. */
 export function spreadOffsetMs(index: number, count: number, startedAt: number, dueAt: number): number {
   const span = Math.max(0, dueAt - startedAt);

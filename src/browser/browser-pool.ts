@@ -78,6 +78,7 @@ const COUNTERS_KEY = "counters";
 const COUNTRY_KEY = "country";
 const LAUNCH_TIMES_KEY = "launch-times";
 const OVERRIDES_KEY = "config-overrides";
+const PREPARED_PAGES_SINCE_KEY = "prepared-pages-since";
 /** A waiter with less time left than this could not use a session: it is skipped (and told so) instead. */
 const MIN_USEFUL_WAIT_MS = 1_000;
 const EMPTY_COUNTERS: Counters = {
@@ -243,6 +244,21 @@ export class BrowserPool extends DurableObject<Env> {
     return this.config;
   }
 
+  /**
+   * Pages prepared before now (src/browser/hot-page.ts) are not used any more: they are closed by the next scrape of
+   * their session instead. For an operator who knows a provider's site changed (and for the tests, which change their
+   * replicas' pages between scrapes). Returns the new threshold.
+   */
+  async discardPreparedPages(): Promise<number> {
+    const since = Date.now();
+    this.ctx.storage.kv.put(PREPARED_PAGES_SINCE_KEY, since);
+    return since;
+  }
+
+  private preparedPagesSince(): number {
+    return this.ctx.storage.kv.get<number>(PREPARED_PAGES_SINCE_KEY) ?? 0;
+  }
+
   /** A read-only view: reading it never reclaims anything (the alarm does), so what it shows is what happened. */
   async stats(): Promise<PoolStats> {
     const sessions = [...this.sessions.values()];
@@ -288,7 +304,7 @@ export class BrowserPool extends DurableObject<Env> {
     session.leaseExpiresAt = expiresAt;
     this.persist();
     this.scheduleLeaseAlarm().catch((error: unknown) => console.error("Could not schedule the pool's lease alarm", error));
-    return { ok: true, sessionId: session.sessionId, reused };
+    return { ok: true, sessionId: session.sessionId, reused, preparedPagesSince: this.preparedPagesSince() };
   }
 
   /** A healthy session is free again: the fairest waiter for its domains gets it, else it idles (or makes room). */

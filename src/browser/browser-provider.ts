@@ -14,10 +14,13 @@ import { devtoolsBinding } from "./devtools-binding";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";
 import { attachStepLog, StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
-import { prepareWarmPage, takeWarmPage, whenAnswerWaitBegins } from "./warm-page";
+import { isHotPage } from "./hot-page";
+import { type NextPage, prepareNextPage, takeWarmPage, whenAnswerWaitBegins } from "./warm-page";
 
 /** Time a lease may outlive the caller's deadline (closing the page, handing the session back). */
 const LEASE_GRACE_MS = 30_000;
+/** How long after the deadline a wait that ended at it may take to see the caller's own timer fire. */
+const DEADLINE_SLACK_MS = 250;
 /** A stale session id (listed, but its browser is gone) is dropped and the acquisition tried once more. */
 const CONNECT_ATTEMPTS = 2;
 
@@ -31,7 +34,15 @@ export interface ScrapePageRequest extends PageRequest {
   accountId?: string;
   /** ms since epoch by which the scrape must be done. */
   deadline: number;
+  /** A provider account's session goes into the page before the landing: such a scrape never starts hot. */
+  signedIn?: boolean;
 }
+
+/**
+ * How long a finished scrape still waits for the next scrape's page to be ready before it disconnects: an answer that
+ * came faster than the landing loads costs at most this; the unfinished page is then closed by the next scrape.
+ */
+const NEXT_PAGE_GRACE_MS = 1_000;
 
 function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?: unknown): ServiceError {
   switch (result.reason) {
@@ -91,6 +102,9 @@ async function leaseAndUsePage<T>(env: Env, request: ScrapePageRequest, work: (p
       request.signal.removeEventListener("abort", giveUp);
     }
     if (!lease.ok) {
+      // The pool's wait ends at the caller's deadline, and so does the caller's own timer: whichever is seen first, the
+      // caller's time-out is what happened (408), not an upstream failure.
+      if (lease.reason === "wait_timeout") await abortedWithin(request.signal, request.deadline - Date.now() + DEADLINE_SLACK_MS);
       request.signal.throwIfAborted();
       throw acquisitionError(lease);
     }
@@ -109,33 +123,37 @@ async function leaseAndUsePage<T>(env: Env, request: ScrapePageRequest, work: (p
       if (attempt < CONNECT_ATTEMPTS) continue;
       throw new BrowserUnreachableError(error);
     }
-    return await usePage(browser, request, work, release, steps);
+    return await usePage(browser, request, lease.preparedPagesSince, work, release, steps);
   }
 }
 
 async function usePage<T>(
   browser: Browser,
   request: ScrapePageRequest,
+  preparedSince: number,
   work: (page: Page) => Promise<T>,
   release: (healthy: boolean) => Promise<void>,
   steps: StepLog,
 ): Promise<T> {
   let healthy = true;
-  let nextPage: Promise<void> | null = null;
+  let nextPage: NextPage | null = null;
+  const hot = request.signedIn !== true;
   try {
-    const warm = await steps.time("take_warm_page", () => takeWarmPage(browser));
+    const warm = await steps.time("take_warm_page", () => takeWarmPage(browser, { hot, preparedSince }));
     steps.warm = warm !== null;
     const { page, close } = await steps.time("open_page", () => openLocalisedPage(browser, request.country, warm));
+    steps.hot = isHotPage(page);
     attachStepLog(page, steps);
     whenAnswerWaitBegins(page, () => {
-      nextPage = prepareWarmPage(browser);
+      nextPage = prepareNextPage(browser, request.country, page, { hot });
     });
     try {
       return await work(page);
     } finally {
       await steps.time("close_page", close);
       // normally long done: it started when this scrape began waiting for its answer
-      if (nextPage !== null) await steps.time("warm_page_ready", () => nextPage ?? Promise.resolve());
+      const next: NextPage | null = nextPage;
+      if (next !== null) await steps.time("warm_page_ready", () => readyWithin(next, NEXT_PAGE_GRACE_MS));
     }
   } catch (error) {
     const failure = classifyPageError(error, browser);
@@ -150,4 +168,29 @@ async function usePage<T>(
     }
     await release(healthy);
   }
+}
+
+/** Waits for the next page up to `graceMs`, then gives up on it (it is closed by the next scrape, never used). */
+async function readyWithin(next: NextPage, graceMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), graceMs);
+  });
+  const outcome = await Promise.race([next.ready.then(() => "ready" as const), late]);
+  clearTimeout(timer);
+  if (outcome === "late") next.abandon();
+}
+
+/** Resolves once `signal` is aborted, or after `ms` (at least 0) when it is not. */
+async function abortedWithin(signal: AbortSignal, ms: number): Promise<void> {
+  if (signal.aborted) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

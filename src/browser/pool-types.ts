@@ -21,7 +21,13 @@ export interface AcquireRequest {
 export type AcquireFailure = "queue_full" | "warming_up" | "wait_timeout" | "at_capacity";
 
 export type AcquireResult =
-  | { ok: true; sessionId: string; reused: boolean }
+  | {
+      ok: true;
+      sessionId: string;
+      reused: boolean;
+      /** Pages prepared in the session before this (ms since epoch) are not to be used (`discardPreparedPages`). */
+      preparedPagesSince: number;
+    }
   | { ok: false; reason: AcquireFailure; retryAfterSeconds: number };
 
 export interface PoolSessionView {

@@ -14,6 +14,8 @@ export class StepLog {
   private readonly startedAt = performance.now();
   /** Whether the scrape started from a warm page (src/browser/warm-page.ts). */
   warm = false;
+  /** Whether that page was hot: already on the provider's landing page (src/browser/hot-page.ts). */
+  hot = false;
 
   record(step: string, milliseconds: number): void {
     this.steps.set(step, (this.steps.get(step) ?? 0) + milliseconds);
@@ -57,5 +59,5 @@ export function stepTimingsEnabled(env: object): boolean {
 }
 
 export function writeStepLog(fields: { provider: string; country: string; outcome: "ok" | "error" }, log: StepLog): void {
-  console.log(JSON.stringify({ event: "scrape_steps", ...fields, warm_page: log.warm, ...log.summary() }));
+  console.log(JSON.stringify({ event: "scrape_steps", ...fields, warm_page: log.warm, hot_page: log.hot, ...log.summary() }));
 }

@@ -1,31 +1,54 @@
 /**
- * Warm pages: each scrape opens the next scrape's page (a new browser context with one blank page) while it waits for
- * its own answer, and leaves it in the session when it disconnects. Browser contexts outlive the CDP connection that
- * created them (puppeteer creates them without `disposeOnDetach`, and `puppeteer.connect` lists the existing ones), so
- * the next lease of the session finds it and skips the most expensive step of a scrape's start (~150 ms of
- * `Target.createBrowserContext` + `Target.createTarget` on this machine; docs/performance.md).
+ * Warm pages: each scrape prepares the next scrape's page while it waits for its own answer, and leaves it in the
+ * session when it disconnects. Browser contexts outlive the CDP connection that created them (puppeteer creates them
+ * without `disposeOnDetach`, and `puppeteer.connect` lists the existing ones), so the next lease of the session finds
+ * it and skips the most expensive steps of a scrape's start: ~150 ms of `Target.createBrowserContext` +
+ * `Target.createTarget` for a blank page, and the landing's navigation too for a hot page (src/browser/hot-page.ts),
+ * which is what a scrape whose provider marked its landing gets (docs/performance.md).
  *
- * Clean by construction: the page was never navigated, and a context is used by one scrape only, then closed. Whatever
- * else is found in the session (a context a crashed or timed-out scrape left behind) is closed, never used.
+ * Clean by construction: a context is used by one scrape only, then closed; a blank page was never navigated, a hot
+ * page only loaded the provider's landing, as the scrape would have. Whatever else is found in the session (a context
+ * a crashed or timed-out scrape left behind, a hot page too old, prepared before an operator discarded them, or left
+ * unfinished) is closed, never used.
  *
  * Why during the answer and not after the response: the lease is handed back exactly when it is today (no background
  * work after the response, so nobody waits for a session that is busy preparing), and the answer wait is idle time.
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
+import { adoptHotPage, hotPageRecipe, inspectHotPage, prepareHotPage } from "./hot-page";
 import { type ContextPage, openBlankPage } from "./session";
 
+export interface WarmPageOptions {
+  /** Whether a hot page may be used (not for a signed-in scrape: its cookies must be in place before the landing). */
+  hot: boolean;
+  /** Pages prepared before this (ms since epoch) are closed: an operator discarded them (the pool says when). */
+  preparedSince: number;
+}
+
 /**
- * The warm page left in this session by the previous scrape, when there is exactly one untouched blank page in a
- * context of its own; every other non-default context is closed.
+ * The warm page left in this session by the previous scrape: a context of its own with exactly one page, either never
+ * navigated (blank) or a usable hot page. Every other non-default context is closed.
  */
-export async function takeWarmPage(browser: Browser): Promise<ContextPage | null> {
+export async function takeWarmPage(browser: Browser, options: WarmPageOptions): Promise<ContextPage | null> {
+  const now = Date.now();
   let warm: ContextPage | null = null;
   for (const context of browser.browserContexts()) {
     if (context === browser.defaultBrowserContext()) continue;
     const pages = await context.pages().catch(() => []);
     const [page] = pages;
-    if (warm === null && pages.length === 1 && page !== undefined && page.url() === "about:blank") warm = { context, page };
-    else await context.close().catch(() => undefined);
+    if (warm === null && pages.length === 1 && page !== undefined) {
+      if (page.url() === "about:blank") {
+        warm = { context, page };
+        continue;
+      }
+      const mark = options.hot ? await inspectHotPage(page, now) : null;
+      if (mark !== null && mark.preparedAt >= options.preparedSince) {
+        adoptHotPage(page, mark);
+        warm = { context, page };
+        continue;
+      }
+    }
+    await context.close().catch(() => undefined);
   }
   return warm;
 }
@@ -44,10 +67,25 @@ export function answerWaitBegins(page: Page): void {
   listener?.();
 }
 
-/** Opens the next scrape's page in the background; resolves (never rejects) once it is there or could not be made. */
-export function prepareWarmPage(browser: Browser): Promise<void> {
-  return openBlankPage(browser).then(
-    () => undefined,
-    () => undefined,
-  );
+/** The next scrape's page, being prepared; `abandon` stops waiting for it (what was not finished is not used). */
+export interface NextPage {
+  ready: Promise<void>;
+  abandon(): void;
+}
+
+/**
+ * Opens the next scrape's page in the background: hot when the scrape on `current` recorded a landing and capture
+ * rules and `hot` allows it, else blank. `ready` never rejects.
+ */
+export function prepareNextPage(browser: Browser, country: string, current: Page, options: { hot: boolean }): NextPage {
+  const controller = new AbortController();
+  const recipe = options.hot ? hotPageRecipe(current) : null;
+  const ready =
+    recipe === null
+      ? openBlankPage(browser).then(
+          () => undefined,
+          () => undefined,
+        )
+      : prepareHotPage(browser, country, recipe, controller.signal);
+  return { ready, abandon: () => controller.abort() };
 }

@@ -1,6 +1,7 @@
 /**
  * `GET /admin/pools`: the operator's view of the browser pools, per country, and of the global browser budget;
- * `POST /admin/pools/{country}/config` and `POST /admin/browser-budget` override their settings at run time.
+ * `POST /admin/pools/{country}/config` and `POST /admin/browser-budget` override their settings at run time;
+ * `POST /admin/pools/prepared-pages/discard` makes every session's next scrape start from a fresh page.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { requireAdminToken } from "../auth/admin-token";
@@ -12,6 +13,7 @@ import type { BudgetStats, PoolStats } from "../browser/pool-types";
 import { InvalidParameterError } from "../errors";
 import { ISO_COUNTRY_CODES } from "../params/countries";
 import type { AppEnv } from "./app-env";
+import { isoTimestamp } from "../util/time";
 import { strictBody } from "./json-body";
 import { errorResponse } from "./openapi-errors";
 
@@ -152,7 +154,47 @@ const budgetRoute = createRoute({
   },
 });
 
+const discardPreparedRoute = createRoute({
+  method: "post",
+  path: "/admin/pools/prepared-pages/discard",
+  tags: ["Operator"],
+  summary: "Discard the prepared (hot) pages",
+  description:
+    "Every pooled session keeps the next scrape's page ready, already on the provider's landing page (up to 2 minutes old). " +
+    "After a provider changed its site, this makes the next scrape of every session start from a fresh page instead. " +
+    "`country` limits it to one pool; default: every country that has used its pool.",
+  security: [{ AdminToken: [] }],
+  middleware: [requireAdminToken] as const,
+  request: {
+    query: z.object({ country: z.string().optional().openapi({ description: "ISO 3166-1 alpha-2" }) }),
+  },
+  responses: {
+    200: {
+      description: "The pools whose prepared pages were discarded",
+      content: {
+        "application/json": {
+          schema: z.object({
+            countries: z.array(z.string()),
+            prepared_before: z.string().openapi({ description: "Pages prepared before this are not used" }),
+          }),
+        },
+      },
+    },
+    400: errorResponse("Invalid country"),
+    401: errorResponse("Missing or invalid admin token"),
+  },
+});
+
 export function registerAdminPoolRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(discardPreparedRoute, async (c) => {
+    const requested = c.req.valid("query").country?.toUpperCase();
+    if (requested !== undefined && !ISO_COUNTRY_CODES.has(requested))
+      throw new InvalidParameterError(`country: ${requested} is not an assigned ISO 3166-1 alpha-2 country code`);
+    const countries =
+      requested !== undefined ? [requested] : (await listPoolCountries(c.env.DB)).filter((country) => ISO_COUNTRY_CODES.has(country));
+    const thresholds = await Promise.all(countries.map((country) => browserPoolStub(c.env, country).discardPreparedPages()));
+    return c.json({ countries, prepared_before: isoTimestamp(Math.min(Date.now(), ...thresholds)) }, 200);
+  });
   app.openapi(budgetRoute, async (c) => {
     const budget = browserBudgetStub(c.env);
     await budget.configure(c.req.valid("json").max_sessions);

@@ -142,6 +142,7 @@ async function scrapeFresh(
           allowedDomains: provider.allowedDomains(origin),
           signal,
           deadline,
+          signedIn: session !== null,
         },
         async (page) => {
           if (session !== null) await applySessionToPage(page, session, origin);
@@ -150,16 +151,21 @@ async function scrapeFresh(
       ),
     );
   } catch (error) {
+    await endAdmission?.();
     if (error instanceof ScraperDriftError) await recordDrift(env, error);
     throw error;
-  } finally {
-    await endAdmission?.();
   }
-  const answer = checkedAnswer(provider, raw);
-  if (answer === null) throw new UnexpectedResultError();
-  if (answer.result.trim() === "") throw new UnexpectedResultError();
-  if (cacheKey !== null) await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
-  return answer;
+  // The slot goes back while the answer is checked and cached: two round trips at once instead of one after the other.
+  const admissionEnded = endAdmission?.();
+  try {
+    const answer = checkedAnswer(provider, raw);
+    if (answer === null) throw new UnexpectedResultError();
+    if (answer.result.trim() === "") throw new UnexpectedResultError();
+    if (cacheKey !== null) await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
+    return answer;
+  } finally {
+    await admissionEnded;
+  }
 }
 
 /** The answer if it matches the provider's declared schema (a parser bug is a 500, never a malformed 200). */

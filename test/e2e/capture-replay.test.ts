@@ -9,7 +9,7 @@ import { type CaptureFile, CaptureFileSchema } from "../../src/capture-files/for
 import { replayCapture } from "../../src/capture-files/replay";
 import { providerById } from "../../src/scrapers/registry";
 import { adminApi } from "../integration/account-helpers";
-import { replicaControl } from "../integration/helpers";
+import { discardPreparedPages, replicaControl } from "../integration/helpers";
 
 async function capture(scraper: string, query: Record<string, string>): Promise<{ status: number; body: unknown }> {
   const response = await adminApi("/admin/captures", { method: "POST", body: { scraper, query } });
@@ -135,6 +135,7 @@ describe("a capture made with a provider account", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ reset: true }),
     });
+    await discardPreparedPages();
     await env.DB.prepare("DELETE FROM provider_accounts").run();
   });
 
@@ -144,6 +145,7 @@ describe("a capture made with a provider account", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ required: true }),
     });
+    await discardPreparedPages();
     const signIn = await fetch(`${env.REPLICA_URL}/amazon_rufus/amazon.com/ap/signin`, {
       method: "POST",
       body: new URLSearchParams({ email: "ops@example.com", password: "long-enough-password" }),

@@ -10,7 +10,7 @@ import { withScrapePage } from "../../src/browser/browser-provider";
 import { applySessionToPage } from "../../src/provider-accounts/apply-to-page";
 import type { StorageState } from "../../src/provider-accounts/storage-state";
 import { adminJson } from "../integration/account-helpers";
-import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, discardPreparedPages, query, replicaControl, replicaRequests } from "../integration/helpers";
 
 interface ProviderAccount {
   provider_account_id: string;
@@ -32,6 +32,7 @@ async function rufusSignInControl(body: Record<string, unknown>): Promise<void> 
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`sign-in control: ${response.status} ${await response.text()}`);
+  await discardPreparedPages();
 }
 
 /**
@@ -171,6 +172,7 @@ describe("Amazon Rufus with sign-in required (the replica models the real store)
     const account = await storeAccount(RUFUS, await rufusSession(), { marketplace: "amazon.com" });
     expect((await scrape(RUFUS, { prompt: "desk lamp" }, customer.apiKey)).status).toBe(200);
     await fetch(`${env.REPLICA_URL}/amazon_rufus/__control/sessions/expire`, { method: "POST" });
+    await discardPreparedPages();
 
     const walled = await scrape(RUFUS, { prompt: "desk lamp" }, customer.apiKey);
     expect(walled.status).toBe(502);

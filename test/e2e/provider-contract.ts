@@ -16,7 +16,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, discardPreparedPages, ledgerOf, query, replicaControl } from "../integration/helpers";
 
 export interface ProviderContractOptions {
   provider: string;
@@ -40,6 +40,7 @@ async function serveChangedPages(provider: string, count: number): Promise<void>
     body: JSON.stringify({ provider, count }),
   });
   if (!response.ok) throw new Error(`replica control changed-page failed: ${response.status} ${await response.text()}`);
+  await discardPreparedPages();
 }
 
 interface ProviderHealth {

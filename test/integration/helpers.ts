@@ -55,7 +55,11 @@ export function query(params: Record<string, string>): string {
   return new URLSearchParams(params).toString();
 }
 
-/** The replica's fault control (DESIGN.md §6). */
+/**
+ * The replica's fault control (DESIGN.md §6). A control that changes what a page looks like (every one but pacing,
+ * which only times the answer) also discards the pools' prepared pages: a hot page loaded before the change would
+ * otherwise show the next scrape the old page (src/browser/hot-page.ts).
+ */
 export async function replicaControl(path: "faults" | "reset" | "pacing" | "layout", body: Record<string, unknown> = {}): Promise<void> {
   const response = await fetch(`${env.REPLICA_URL}/__control/${path}`, {
     method: "POST",
@@ -63,6 +67,16 @@ export async function replicaControl(path: "faults" | "reset" | "pacing" | "layo
     body: JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`replica control ${path} failed: ${response.status} ${await response.text()}`);
+  if (path !== "pacing") await discardPreparedPages();
+}
+
+/** `POST /admin/pools/prepared-pages/discard`: the next scrape of every pooled session starts from a fresh page. */
+export async function discardPreparedPages(): Promise<void> {
+  const response = await api("/admin/pools/prepared-pages/discard", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${env.ADMIN_TOKEN}` },
+  });
+  if (!response.ok) throw new Error(`discarding the prepared pages failed: ${response.status} ${await response.text()}`);
 }
 
 export interface RecordedReplicaRequest {

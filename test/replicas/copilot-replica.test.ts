@@ -428,6 +428,25 @@ describe("faults", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300 + 20 * (writes - 1) * 0.9);
     client.ws.close();
   });
+
+  it("total_ms: the turn's writes are spread so that the one completing `done` leaves that long after the send frame", async () => {
+    await control("pacing", { provider: "copilot", total_ms: 400 });
+    try {
+      const client = await ChatClient.open();
+      await client.connect();
+      const started = Date.now();
+      client.send(sendFrame("smart answer", "chat"));
+      await client.until(hasEvent("received"));
+      const firstAfter = Date.now() - started;
+      await client.until(hasEvent("done"));
+      // spread, not all at the end: the first write leaves well before the answer time, `done` not before it
+      expect(firstAfter).toBeLessThan(400);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(399);
+      client.ws.close();
+    } finally {
+      await control("pacing", { provider: "copilot", total_ms: 0 });
+    }
+  });
 });
 
 describe("server", () => {

@@ -8,7 +8,13 @@ import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../shared/navigation/engine";
+import {
+  type BlockSignatures,
+  createNavigator,
+  type Navigator,
+  type PageElement,
+  requireJsonRequestBody,
+} from "../shared/navigation/engine";
 import { getAtPointer } from "../shared/decode/json-patch";
 import {
   RUFUS_ANCHORS,
@@ -49,8 +55,13 @@ export async function captureRufusExchange({ page, origin, prompt, signal, deadl
   const capture = await startCapture(page, [{ name: STREAMING_RULE, url: RUFUS_STREAMING_URL, transports: ["fetch", "xhr"] }], PROVIDER);
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
 
-  await nav.goto(`${origin}/`);
-  await throwIfBlocked(nav, page, null);
+  await nav.goto(`${origin}/`, { landing: true });
+  // A store page already showing Rufus's box or button is no robot check or 503 page: reading the whole page's text
+  // (a layout of the full store page, the costliest check) is only for a page without them. URLs and forms still count.
+  const rufusShown =
+    (await nav.waitForAnchor(RUFUS_ANCHORS.input, { what: "rufus_input", timeoutMs: 0, optional: true })) ??
+    (await nav.waitForAnchor(RUFUS_ANCHORS.navButton, { what: "rufus_button", timeoutMs: 0, optional: true }));
+  await throwIfBlocked(nav, page, null, { readText: rufusShown === null });
   const input = await openPanel(nav, page);
   await throwIfBlocked(nav, page, input);
 
@@ -71,18 +82,30 @@ export async function captureRufusExchange({ page, origin, prompt, signal, deadl
 }
 
 /** The store page is a robot check, a sign-in page or the 503 dogs page: each by positive evidence only. */
-async function throwIfBlocked(nav: Navigator, page: Page, composer: PageElement | null): Promise<void> {
-  const block = await nav.detectBlock(RUFUS_BLOCK_SIGNATURES, composer);
+async function throwIfBlocked(
+  nav: Navigator,
+  page: Page,
+  composer: PageElement | null,
+  options: { readText: boolean } = { readText: true },
+): Promise<void> {
+  const signatures = options.readText ? RUFUS_BLOCK_SIGNATURES : withoutPageText(RUFUS_BLOCK_SIGNATURES);
+  const block = await nav.detectBlock(signatures, composer);
   if (block === "challenge")
     throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: new Error(`${PROVIDER}: robot check at ${page.url()}`) });
   if (block === "login_wall")
     throw new UpstreamError(DETAIL.login, { retryable: false, cause: new Error(`${PROVIDER}: sign-in at ${page.url()}`) });
-  if (composer !== null) return;
+  if (composer !== null || !options.readText) return;
   const title: unknown = await page.evaluate("document.title").catch(() => "");
   const text: unknown = await page.evaluate("document.body ? document.body.innerText.slice(0, 2000) : ''").catch(() => "");
   if ((typeof text === "string" && RUFUS_DOGS_PAGE.text.test(text)) || (typeof title === "string" && RUFUS_DOGS_PAGE.title.test(title))) {
     throw new UpstreamError(DETAIL.rateLimit, { retryable: true, cause: new Error(`${PROVIDER}: 503 page`) });
   }
+}
+
+/** The signatures without the challenge's page-text patterns (URLs, forms and sign-in modals only). */
+function withoutPageText(signatures: BlockSignatures): BlockSignatures {
+  const { text: _text, ...challenge } = signatures.challenge ?? {};
+  return { ...signatures, challenge };
 }
 
 /**

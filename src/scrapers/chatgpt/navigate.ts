@@ -69,10 +69,10 @@ export async function captureChatgptExchange({ page, origin, prompt, signal, dea
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
   await openDeepLink(nav, page, chatgptDeepLink(origin, prompt));
 
-  let outcome = await waitForSendOrBlock(nav, capture, DEEP_LINK_SEND_TIMEOUT_MS);
+  let outcome = await waitForSendOrBlock(nav, capture, DEEP_LINK_SEND_TIMEOUT_MS, signal);
   if (outcome === "idle") {
     await sendThroughComposer(nav, page, prompt);
-    outcome = await waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS);
+    outcome = await waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
   }
   // the page never sent: a sentinel call the site refused (Turnstile required, 403, 429) says why
   const refused = outcome === "idle" ? requirementsRefusal(capture) : null;
@@ -129,17 +129,29 @@ function requirementsRefusal(capture: CaptureSession): "challenge" | "rate_limit
  * Waits until the page starts the conversation request, or shows why it will not: a challenge or a login wall, by
  * positive evidence only (anonymous pages always show "Log in" buttons; only a modal offering it counts).
  */
-async function waitForSendOrBlock(nav: Navigator, capture: CaptureSession, timeoutMs: number): Promise<"sent" | "idle" | BlockKind> {
+async function waitForSendOrBlock(
+  nav: Navigator,
+  capture: CaptureSession,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<"sent" | "idle" | BlockKind> {
   const until = Date.now() + Math.min(timeoutMs, nav.remainingMs());
+  // A page that sends does so within moments: the DOM is looked at only when nothing was sent by then, and again at
+  // every interval, so the checks' round trips never compete with the page's own start.
+  let nextCheck = Math.min(until, Date.now() + CHECK_INTERVAL_MS);
   for (;;) {
     nav.throwIfAborted();
     if (capture.exchanges(CONVERSATION).length > 0) return "sent";
-    const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", optional: true, timeoutMs: 0 });
-    // with a composer on the page, the challenge-text check is skipped (the prompt in it may contain any words)
-    const blocked = (await nav.detectBlock(CHATGPT_BLOCKS, composer)) ?? (await loginModal(nav));
-    if (blocked !== null) return blocked;
-    if (Date.now() >= until) return "idle";
-    await pause(Math.min(CHECK_INTERVAL_MS, Math.max(0, until - Date.now())), nav);
+    if (Date.now() >= nextCheck) {
+      const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", optional: true, timeoutMs: 0 });
+      // with a composer on the page, the challenge-text check is skipped (the prompt in it may contain any words)
+      const blocked = (await nav.detectBlock(CHATGPT_BLOCKS, composer)) ?? (await loginModal(nav));
+      if (blocked !== null) return blocked;
+      if (Date.now() >= until) return "idle";
+      nextCheck = Math.min(until, Date.now() + CHECK_INTERVAL_MS);
+    }
+    // the page's next capture message (the conversation request starting) wakes the loop at once
+    await capture.nextChange(Math.max(0, nextCheck - Date.now()), signal);
   }
 }
 
@@ -220,8 +232,4 @@ async function readModelSlug(nav: Navigator): Promise<string | null> {
   const element = queryOne(parseHtml(html), "[data-message-model-slug]");
   const slug = element === null ? null : attributeOf(element, "data-message-model-slug");
   return slug !== null && slug.trim() !== "" ? slug.trim() : null;
-}
-
-function pause(ms: number, nav: Navigator): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.min(ms, nav.remainingMs())));
 }

@@ -75,7 +75,7 @@ export async function captureCopilotExchange({
     PROVIDER,
   );
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
-  await nav.goto(`${origin}/`);
+  await nav.goto(`${origin}/`, { landing: true });
 
   const composer = await openComposer(nav, capture);
   await chooseMode(page, nav, capture, mode);
@@ -204,7 +204,9 @@ function ended(exchange: CapturedExchange): boolean {
  */
 async function awaitAnswer(nav: Navigator, capture: CaptureSession, expected: Expected): Promise<CapturedExchange> {
   let verified = false;
-  let lastBlockCheck = 0;
+  // the page was checked right before typing: the next look is an interval from now, not at once, so that its round
+  // trips do not compete with the page handling the first frames
+  let lastBlockCheck = Date.now();
   // The DOM check (sign-in wall, challenge page) runs beside the loop: an answer that ends meanwhile is seen at once,
   // not after the check's round trips.
   const block: { check: Promise<void> | null; found: { kind: BlockKind | null } | null } = { check: null, found: null };

@@ -76,7 +76,7 @@ export async function captureGeminiAnswer({ page, origin, prompt, language, sign
  */
 async function openApp(nav: Navigator, page: Page, url: string, signal: AbortSignal): Promise<void> {
   try {
-    await nav.goto(url);
+    await nav.goto(url, { landing: true });
   } catch (error) {
     if (signal.aborted) throw error;
     const evidence = `${page.url()} ${error instanceof Error ? error.message : ""}`;

@@ -36,7 +36,7 @@ export interface GrokNavigation {
 export async function captureGrokExchange({ page, origin, prompt, mode, signal, deadline }: GrokNavigation): Promise<CapturedExchange> {
   const capture = await startCapture(page, [{ name: "conversation", url: GROK_STREAM_URL, transports: ["fetch", "xhr"] }], PROVIDER);
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
-  await nav.goto(`${origin}/`);
+  await nav.goto(`${origin}/`, { landing: true });
 
   const composer = await nav.waitForAnchor(GROK_COMPOSER, { what: "composer", optional: true });
   const blocked = await nav.detectBlock(GROK_BLOCKS, composer);

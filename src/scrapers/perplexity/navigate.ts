@@ -56,7 +56,7 @@ export async function capturePerplexityAnswer(options: PerplexityNavigation): Pr
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
   const capture = await startCapture(page, PERPLEXITY_CAPTURE_RULES, PROVIDER);
 
-  await nav.goto(`${origin}/`);
+  await nav.goto(`${origin}/`, { landing: true });
   const composer = await openComposer(nav);
   if (!webSearch) await switchWebSourceOff(nav, capture);
   await nav.typeInto(composer, prompt);

@@ -7,10 +7,11 @@
  * page, where the page's own reader sees the bytes.
  */
 import type { Page } from "@cloudflare/puppeteer";
+import { claimHotCapture, recordCaptureRules } from "../../../browser/hot-page";
 import { timeStep } from "../../../browser/step-timings";
 import { answerWaitBegins } from "../../../browser/warm-page";
 import { ScraperDriftError } from "../../../errors";
-import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage } from "./page-hook";
+import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
 
 export interface WaitForExchangeOptions {
@@ -47,7 +48,8 @@ export interface CaptureSession {
 }
 
 /**
- * Installs capture on `page` for `rules`. Call before the first navigation. `provider` names drift errors
+ * Installs capture on `page` for `rules`. Call before the first navigation (on a hot page, before its landing's
+ * `goto`, which is then skipped: src/browser/hot-page.ts). `provider` names drift errors
  * (`<provider>.request_not_sent`).
  */
 export function startCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
@@ -65,15 +67,18 @@ async function installCapture(page: Page, rules: readonly CaptureRule[], provide
   cdp.on("Runtime.bindingCalled", (event: { name: string; payload: string }) => {
     if (event.name === CAPTURE_BINDING) session.receive(event.payload);
   });
-  const serialized = rules.map((rule) => ({
-    name: rule.name,
-    source: rule.url.source,
-    flags: rule.url.flags,
-    transports: rule.transports,
-  }));
+  const serialized = serializeCaptureRules(rules);
   await page.evaluateOnNewDocument(captureHookSource(serialized));
   for (const rule of rules) if (rule.patch !== undefined) await session.setPatch(rule.name, rule.patch);
+  // A hot page already has the hook (buffered since its landing loaded): the binding listens now, so it can stream.
+  await claimHotCapture(page, serialized);
+  recordCaptureRules(page, serialized);
   return session;
+}
+
+/** The rules as the page hook receives them (a RegExp does not cross into the page), and as a hot page records them. */
+export function serializeCaptureRules(rules: readonly CaptureRule[]): SerializedRule[] {
+  return rules.map((rule) => ({ name: rule.name, source: rule.url.source, flags: rule.url.flags, transports: rule.transports }));
 }
 
 interface LiveExchange extends CapturedExchange {

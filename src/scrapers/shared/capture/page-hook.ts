@@ -47,16 +47,54 @@ export interface SerializedRule {
 export const CAPTURE_BINDING = "__scraperCaptureEmit";
 export const CAPTURE_PATCHES = "__scraperCapturePatches";
 
-export function captureHookSource(rules: readonly SerializedRule[]): string {
+/**
+ * The globals of a hot page's hook (src/browser/hot-page.ts): its mark (landing, rules, when it was prepared, whether
+ * the landing loaded), the claim that flushes its buffer, and the flag of a buffer that overflowed.
+ */
+export const CAPTURE_HOT = {
+  mark: "__scraperHotPage",
+  claim: "__scraperCaptureClaim",
+  overflow: "__scraperCaptureOverflowed",
+} as const;
+
+/** A hot page's hook keeps at most this many messages before a scrape claims them; past it the page is not used. */
+const HOT_BUFFER_LIMIT = 2_000;
+
+/** What a hot page's hook marks itself with (null: a scrape's own page, whose hook streams at once). */
+export interface HotHookMark {
+  landing: string;
+  rulesKey: string;
+  preparedAt: number;
+}
+
+export function captureHookSource(rules: readonly SerializedRule[], hot: HotHookMark | null = null): string {
   return `(() => {
   if (window.__scraperCaptureInstalled) return;
   window.__scraperCaptureInstalled = true;
   const RULES = ${JSON.stringify(rules)}.map((rule) => ({ ...rule, pattern: new RegExp(rule.source, rule.flags) }));
   const PATCHES = (window[${JSON.stringify(CAPTURE_PATCHES)}] = window[${JSON.stringify(CAPTURE_PATCHES)}] || {});
   const BINDING = ${JSON.stringify(CAPTURE_BINDING)};
-  const emit = (message) => {
+  const HOT = ${JSON.stringify(hot)};
+  // A hot page idles with nobody listening to the binding: messages wait here until a scrape claims them.
+  let buffer = HOT === null ? null : [];
+  const send = (message) => {
     try { window[BINDING](JSON.stringify(message)); } catch (error) { /* binding gone: the scrape is over */ }
   };
+  const emit = (message) => {
+    if (buffer === null) return send(message);
+    if (buffer.length < ${HOT_BUFFER_LIMIT}) buffer.push(message);
+    else window[${JSON.stringify(CAPTURE_HOT.overflow)}] = true;
+  };
+  if (HOT !== null) {
+    window[${JSON.stringify(CAPTURE_HOT.mark)}] = { ...HOT, ready: false };
+    window[${JSON.stringify(CAPTURE_HOT.claim)}] = () => {
+      if (buffer === null || window[${JSON.stringify(CAPTURE_HOT.overflow)}]) return false;
+      const pending = buffer;
+      buffer = null;
+      for (const message of pending) send(message);
+      return true;
+    };
+  }
   let counter = 0;
   const newId = () => Math.random().toString(36).slice(2) + "-" + (counter++);
   const absolute = (url) => { try { return new URL(String(url), location.href).href; } catch (error) { return String(url); } };

@@ -11,6 +11,7 @@
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError } from "../../../errors";
+import { skipsLanding } from "../../../browser/hot-page";
 import { timeStep } from "../../../browser/step-timings";
 import type { CapturedExchange } from "../capture/types";
 
@@ -85,8 +86,12 @@ export interface BlockSignatures {
 }
 
 export interface Navigator {
-  /** Opens `url` (DOM content loaded), bounded by the deadline. */
-  goto(url: string, options?: { timeoutMs?: number }): Promise<void>;
+  /**
+   * Opens `url` (DOM content loaded), bounded by the deadline. `landing: true` says the URL is the provider's landing page, the same for every prompt: the next scrape on the
+   * session may then start from a hot page already on it (src/browser/hot-page.ts), and this goto is skipped when this
+   * scrape did. Never for a URL that carries the prompt.
+   */
+  goto(url: string, options?: { timeoutMs?: number; landing?: boolean }): Promise<void>;
   /** The first visible element matching any of the alternative CSS anchors, waiting for one to appear. */
   waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
   waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement>;
@@ -198,8 +203,10 @@ class PageNavigator implements Navigator {
     return new ScraperDriftError(this.context.provider, what, reason);
   }
 
-  async goto(url: string, options: { timeoutMs?: number } = {}): Promise<void> {
+  async goto(url: string, options: { timeoutMs?: number; landing?: boolean } = {}): Promise<void> {
     this.throwIfAborted();
+    // a hot page is on this landing already, its hook claimed by the capture layer: nothing to load
+    if (options.landing === true && skipsLanding(this.context.page, url)) return;
     const timeout = Math.max(1, Math.min(options.timeoutMs ?? 30_000, this.remainingMs()));
     await timeStep(this.context.page, "goto", () => this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout }));
   }
@@ -437,9 +444,12 @@ class PageNavigator implements Navigator {
   private async axCandidates(roles: readonly string[], within: PageElement | null): Promise<AxCandidate[]> {
     const cdp = await this.session();
     const root = within === null ? await documentBackendId(cdp) : within.backendNodeId;
+    // one query per role, sent together: one round trip instead of one per role (results stay in the roles' order)
+    const answers = await Promise.all(
+      roles.map((role) => cdp.send("Accessibility.queryAXTree", { backendNodeId: root, role }).catch(() => ({ nodes: [] }))),
+    );
     const found: AxCandidate[] = [];
-    for (const role of roles) {
-      const { nodes } = await cdp.send("Accessibility.queryAXTree", { backendNodeId: root, role }).catch(() => ({ nodes: [] }));
+    for (const { nodes } of answers) {
       for (const node of nodes) {
         if (node.ignored || node.backendDOMNodeId === undefined) continue;
         const name: unknown = node.name?.value;
