@@ -1,8 +1,10 @@
 /**
- * `npm run bench`, section "cache path" (issue 14, docs/performance-cache-and-limits.md). Figures, no assertions.
+ * `npm run bench`, section "cache path" (issue 14, docs/cache-path.md). Figures, no assertions.
  * 1. The cache path under load: one real scrape of a replica puts an answer in the bench account's cache; autocannon then
- *    sends the trivial authenticated `GET /account` at 20 connections for 20 s and, in the same run, that cached
- *    synchronous request the same way: p50, p99, requests/s of each and the ratio of the two throughputs.
+ *    sends, at 20 connections for 20 s each and in the same run, the floor (`GET /status.css`: no key, no binding, what
+ *    wrangler dev itself costs per request), the trivial authenticated `GET /account` (the reference) and that cached
+ *    synchronous request: p50, p99, requests/s of each, the ratio of the cached and reference throughputs, and the CPU
+ *    the stack's processes spent per request (bench/cache-cpu.ts).
  * 2. Coalescing, for every scraper: 20 identical synchronous requests sent together (answer not cached yet): the
  *    exchanges the replica saw, the answers, how many said `cached`, and the credits charged.
  * Before it, the bench account's request limits are raised through the operator API (PATCH /admin/accounts/{id}/limits),
@@ -12,6 +14,7 @@
  */
 import { createRequire } from "node:module";
 import { REPLICA_PROVIDERS } from "../replicas/server";
+import { type CpuPerRequest, cpuPerRequest, stackCpu } from "./cache-cpu";
 import { milliseconds, row } from "./figures";
 import type { BenchStack } from "./stack";
 
@@ -89,22 +92,26 @@ interface LoadFigures {
   requestsPerSecond: number;
   total: number;
   notOk: number;
+  cpu: CpuPerRequest;
 }
 
 /** autocannon has no type declarations: it is loaded as `unknown` and its result narrowed here. */
-async function load(url: string, apiKey: string, connections: number, seconds: number): Promise<LoadFigures> {
+async function load(url: string, apiKey: string | null, connections: number, seconds: number): Promise<LoadFigures> {
   const autocannon: unknown = createRequire(import.meta.url)("autocannon");
   if (typeof autocannon !== "function") throw new Error("autocannon is not installed (npm install)");
-  const options = { url, connections, duration: seconds, headers: { "X-API-Key": apiKey } };
+  const options = { url, connections, duration: seconds, headers: apiKey === null ? {} : { "X-API-Key": apiKey } };
+  const cpuBefore = stackCpu();
   const result = objectOf(await Promise.resolve(Reflect.apply(autocannon, undefined, [options])));
   const latency = objectOf(result.latency);
   const requests = objectOf(result.requests);
+  const total = numberOf(requests.total);
   return {
     p50: numberOf(latency.p50),
     p99: numberOf(latency.p99),
     requestsPerSecond: numberOf(requests.average),
-    total: numberOf(requests.total),
+    total,
     notOk: numberOf(result.non2xx) + numberOf(result.errors) + numberOf(result.timeouts),
+    cpu: cpuPerRequest(cpuBefore, stackCpu(), total),
   };
 }
 
@@ -132,19 +139,27 @@ async function benchCachedRequests(stack: BenchStack): Promise<void> {
     if (response.status !== 200 || cached !== expected)
       throw new Error(`seeding the cache: HTTP ${response.status}, cached ${String(cached)}`);
   }
-  // The reference first: every cached request adds a ledger row, and `GET /account` sums the account's recent usage,
-  // so measured after the cached run it would be slower and flatter the ratio. A short warm-up before each.
+  // The floor first: a route that touches no binding and needs no key (`GET /status.css`, a constant body), so what
+  // wrangler dev itself costs per request at this load on this machine. Then the reference: every cached request adds
+  // a ledger row, and `GET /account` sums the account's recent usage, so measured after the cached run it would be
+  // slower and flatter the ratio. A short warm-up before each.
+  const floorUrl = `${stack.baseUrl}/status.css`;
+  await load(floorUrl, null, connections, 2);
+  const floor = await load(floorUrl, null, connections, seconds);
   await load(`${stack.baseUrl}/account`, stack.apiKey, connections, 2);
   const reference = await load(`${stack.baseUrl}/account`, stack.apiKey, connections, seconds);
   await load(url, stack.apiKey, connections, 2);
   const cachedFigures = await load(url, stack.apiKey, connections, seconds);
 
-  console.log(`\n  Cache path: ${connections} connections for ${seconds} s each (autocannon), same run, the reference first`);
-  const widths = [36, 8, 8, 10, 9, 8];
-  console.log(row(["request", "p50 ms", "p99 ms", "req/s", "requests", "non-2xx"], widths));
+  console.log(
+    `\n  Cache path: ${connections} connections for ${seconds} s each (autocannon), same run, in the order floor, reference, cached`,
+  );
+  const widths = [36, 8, 8, 8, 9, 8, 14, 15];
+  console.log(row(["request", "p50 ms", "p99 ms", "req/s", "requests", "non-2xx", "stack CPU/req", "worker CPU/req"], widths));
   for (const [name, figures] of [
     ["GET /scrapers/grok (cached answer)", cachedFigures],
     ["GET /account (reference)", reference],
+    ["GET /status.css (floor, no key)", floor],
   ] as const) {
     console.log(
       row(
@@ -155,6 +170,8 @@ async function benchCachedRequests(stack: BenchStack): Promise<void> {
           figures.requestsPerSecond.toFixed(0),
           String(figures.total),
           String(figures.notOk),
+          `${figures.cpu.stackMs.toFixed(2)} ms`,
+          `${figures.cpu.busiestMs.toFixed(2)} ms`,
         ],
         widths,
       ),
@@ -162,6 +179,10 @@ async function benchCachedRequests(stack: BenchStack): Promise<void> {
   }
   const ratio = cachedFigures.requestsPerSecond / reference.requestsPerSecond;
   console.log(`  cached throughput / reference throughput: ${(ratio * 100).toFixed(0)} % (target ≥ 70 %); cached p99 target ≤ 30 ms`);
+  console.log(
+    "  CPU/req: CPU time of the stack's processes (wrangler, workerd) per request during the load; worker = the busiest one " +
+      "alone, the Worker's workerd (one event loop: its CPU per request bounds the requests per second)",
+  );
 }
 
 async function benchCoalescing(stack: BenchStack, scrapers: readonly string[]): Promise<void> {

@@ -3,7 +3,7 @@
  * revocation. Authentication itself (hash → active key) is in src/auth/api-keys.ts and reads the same table, so a
  * revocation written here fails the very next request.
  */
-import { generateApiKey } from "../auth/api-keys";
+import { forgetApiKey, generateApiKey } from "../auth/api-keys";
 import { TooManyRequestsError } from "../errors";
 
 /** Active keys per account: enough for one key per environment or service, few enough to keep the list auditable. */
@@ -150,6 +150,8 @@ export async function revokeApiKey(db: D1Database, keyId: string, accountId?: st
     .prepare("UPDATE api_keys SET revoked_at = ?1 WHERE id = ?2 AND revoked_at IS NULL AND (?3 IS NULL OR account_id = ?3)")
     .bind(now.toISOString(), keyId, accountId ?? null)
     .run();
+  // this isolate's memo of active keys (src/auth/api-keys.ts) must not outlive the revocation here
+  forgetApiKey(keyId);
   const key = await getApiKey(db, keyId);
   if (key === null || (accountId !== undefined && key.accountId !== accountId)) return null;
   return key;

@@ -1,6 +1,14 @@
 /**
  * API keys: `sk_` + 32 random bytes (base64url), stored only as a SHA-256 hash with a short display prefix.
- * Every request looks the hash up in D1, so a revoked key fails on the very next request.
+ *
+ * Authentication looks the hash up in D1, and each isolate remembers a key it found active for KEY_MEMO_TTL_MS (by its
+ * hash, never the key itself), so a burst of requests with one key costs one query, not one per request. What bounds a
+ * revocation (docs/cache-path.md):
+ * - every request that spends credits (sync scrape, job, batch) re-checks in its charge statement that the key is still
+ *   active (src/credits/ledger.ts), so a revoked key never spends another credit, on any isolate;
+ * - on the isolate that revoked it (`revokeApiKey`), the key fails on the very next request;
+ * - elsewhere a free request (`GET /account`, job listing, webhook settings) may pass for at most KEY_MEMO_TTL_MS more.
+ * A key that matches nothing is never remembered: a new key works at once, and every wrong guess costs a query.
  */
 import { UnauthorizedError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
@@ -36,24 +44,81 @@ export function pickApiKey(header: string | undefined, query: string | undefined
   return candidate === "" ? undefined : candidate;
 }
 
-export async function authenticateApiKey(db: D1Database, apiKey: string | undefined): Promise<AuthenticatedKey> {
-  if (apiKey === undefined) throw new UnauthorizedError(MISSING_KEY_DETAIL, "missing_api_key");
+/** How long an isolate trusts a key it found active without asking D1 again: the bound of a revocation on free requests. */
+export const KEY_MEMO_TTL_MS = 5_000;
+/** Keys remembered per isolate; past it the oldest is forgotten (a forgotten key costs one query, nothing more). */
+const KEY_MEMO_MAX_ENTRIES = 1_000;
+
+/** This isolate's active keys by SHA-256 hash, with when it stops trusting each. */
+const activeKeys = new Map<string, { key: AuthenticatedKey; until: number }>();
+/** Lookups in flight by hash: concurrent requests with one key share one query. */
+const lookups = new Map<string, Promise<AuthenticatedKey | null>>();
+
+async function lookUpActiveKey(db: D1Database, keyHash: string): Promise<AuthenticatedKey | null> {
   const row = await db
     .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
-    .bind(await sha256Hex(apiKey))
+    .bind(keyHash)
     .first<{ id: string; account_id: string }>();
-  if (row === null) throw new UnauthorizedError(INVALID_KEY_DETAIL, "invalid_api_key");
-  return { keyId: row.id, accountId: row.account_id };
+  return row === null ? null : { keyId: row.id, accountId: row.account_id };
+}
+
+function rememberedKey(keyHash: string, now: number): AuthenticatedKey | null {
+  const remembered = activeKeys.get(keyHash);
+  if (remembered === undefined) return null;
+  if (remembered.until > now) return remembered.key;
+  activeKeys.delete(keyHash);
+  return null;
+}
+
+function remember(keyHash: string, key: AuthenticatedKey, now: number): void {
+  activeKeys.delete(keyHash);
+  if (activeKeys.size >= KEY_MEMO_MAX_ENTRIES) {
+    const oldest = activeKeys.keys().next();
+    if (oldest.done !== true) activeKeys.delete(oldest.value);
+  }
+  activeKeys.set(keyHash, { key, until: now + KEY_MEMO_TTL_MS });
+}
+
+/** The active key `apiKey` names, from this isolate's memo or from D1; UnauthorizedError when it is missing or matches none. */
+export async function authenticateApiKey(db: D1Database, apiKey: string | undefined, now = Date.now()): Promise<AuthenticatedKey> {
+  if (apiKey === undefined) throw new UnauthorizedError(MISSING_KEY_DETAIL, "missing_api_key");
+  const keyHash = await sha256Hex(apiKey);
+  const remembered = rememberedKey(keyHash, now);
+  if (remembered !== null) return remembered;
+  let lookup = lookups.get(keyHash);
+  if (lookup === undefined) {
+    lookup = lookUpActiveKey(db, keyHash).finally(() => lookups.delete(keyHash));
+    lookups.set(keyHash, lookup);
+  }
+  const key = await lookup;
+  if (key === null) throw new UnauthorizedError(INVALID_KEY_DETAIL, "invalid_api_key");
+  remember(keyHash, key, now);
+  return key;
+}
+
+/** Forgets a key this isolate remembers (it was just revoked here): its next request asks D1 again. */
+export function forgetApiKey(keyId: string): void {
+  for (const [keyHash, remembered] of activeKeys) if (remembered.key.keyId === keyId) activeKeys.delete(keyHash);
 }
 
 /** How stale `last_used_at` may get: at most one write per key per minute, not one per request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** When this isolate last wrote each key's last use: within the resolution, a request sends no write at all. */
+const lastTouched = new Map<string, number>();
 
 /** Records that a key was used; best effort (a failure here must not fail the request). */
 export async function touchApiKey(db: D1Database, keyId: string, now = new Date()): Promise<void> {
+  const touchedAt = lastTouched.get(keyId);
+  if (touchedAt !== undefined && now.getTime() - touchedAt < LAST_USED_RESOLUTION_MS) return;
+  if (lastTouched.size >= KEY_MEMO_MAX_ENTRIES) lastTouched.clear();
+  lastTouched.set(keyId, now.getTime());
   await db
     .prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?3)")
     .bind(now.toISOString(), keyId, new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString())
     .run()
-    .catch((error: unknown) => console.error("Could not record the key's last use", error));
+    .catch((error: unknown) => {
+      // the next request tries again
+      lastTouched.delete(keyId);
+      console.error("Could not record the key's last use", error);
+    });
 }

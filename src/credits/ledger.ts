@@ -3,8 +3,47 @@
  * are single D1 batches (one transaction): the balance check, the update and the ledger row succeed or fail together,
  * so concurrent requests can never overdraw an account, and the unique (operation_id, kind) index makes a charge or
  * refund of one operation (a sync request's or a job's id) happen at most once.
+ *
+ * A charge made with a key also checks, in the same statement, that the key is still active: authentication may come
+ * from an isolate's memo of a few seconds (src/auth/api-keys.ts), and this is what keeps a key revoked meanwhile from
+ * spending a single credit (it gets the 401 of an invalid key instead), at no extra round trip.
  */
-import { InsufficientCreditsError } from "../errors";
+import { INVALID_KEY_DETAIL } from "../auth/api-keys";
+import { InsufficientCreditsError, UnauthorizedError } from "../errors";
+
+/** SQL that is true when the key `keyParam` (NULL: no key, an internal charge) is active and the account's. */
+function keyIsActive(keyParam: string, accountParam: string): string {
+  return `(${keyParam} IS NULL OR EXISTS (SELECT 1 FROM api_keys WHERE id = ${keyParam} AND account_id = ${accountParam} AND revoked_at IS NULL))`;
+}
+
+function creditsOf(result: D1Result | undefined): number | null {
+  const row: unknown = result?.results[0];
+  const credits: unknown = typeof row === "object" && row !== null ? Reflect.get(row, "credits") : undefined;
+  return typeof credits === "number" ? credits : null;
+}
+
+/**
+ * Why a charge changed nothing, in one read: the operation was charged before (the balance is returned: a repeated
+ * call is not an error), the key was revoked meanwhile (401), or the credits do not cover `amount`.
+ */
+async function refusedCharge(
+  db: D1Database,
+  charge: { accountId: string; keyId: string | null; firstOperationId: string },
+  amount: number,
+): Promise<number> {
+  const state = await db
+    .prepare(
+      `SELECT credits, ${keyIsActive("?2", "?1")} AS key_active,
+         EXISTS (SELECT 1 FROM credit_ledger WHERE operation_id = ?3 AND kind = 'charge') AS charged
+       FROM accounts WHERE id = ?1`,
+    )
+    .bind(charge.accountId, charge.keyId, charge.firstOperationId)
+    .first<{ credits: number; key_active: number; charged: number }>();
+  const remaining = state?.credits ?? 0;
+  if (state?.charged === 1) return remaining;
+  if (state !== null && state.key_active !== 1) throw new UnauthorizedError(INVALID_KEY_DETAIL, "invalid_api_key");
+  throw new InsufficientCreditsError(amount, remaining);
+}
 
 export const CREDITS_PER_REQUEST = 3;
 
@@ -17,33 +56,32 @@ export interface ChargeRequest {
   amount?: number;
 }
 
-/** Deducts the cost or throws InsufficientCreditsError. Returns the balance after the charge. */
+/**
+ * Deducts the cost or throws InsufficientCreditsError (or UnauthorizedError when `keyId` was revoked). Returns the
+ * balance after the charge.
+ */
 export async function chargeCredits(db: D1Database, charge: ChargeRequest, now = new Date()): Promise<number> {
   const amount = charge.amount ?? CREDITS_PER_REQUEST;
-  const [update, , balance] = await db.batch([
+  // Two statements on the path every charged request takes: the balance comes back with the update (RETURNING).
+  const [update] = await db.batch([
     db
       .prepare(
         `UPDATE accounts SET credits = credits - ?1
-         WHERE id = ?2 AND credits >= ?1
-           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE operation_id = ?3 AND kind = 'charge')`,
+         WHERE id = ?2 AND credits >= ?1 AND ${keyIsActive("?4", "?2")}
+           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE operation_id = ?3 AND kind = 'charge')
+         RETURNING credits`,
       )
-      .bind(amount, charge.accountId, charge.operationId),
+      .bind(amount, charge.accountId, charge.operationId, charge.keyId),
     db
       .prepare(
         `INSERT INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, scraper, key_id, created_at)
          SELECT id, 'charge', -?1, credits, 'scrape', ?3, ?4, ?5, ?6 FROM accounts WHERE id = ?2 AND changes() = 1`,
       )
       .bind(amount, charge.accountId, charge.operationId, charge.scraper, charge.keyId, now.toISOString()),
-    db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(charge.accountId),
   ]);
-  const remaining = (balance?.results[0] as { credits: number } | undefined)?.credits ?? 0;
-  if (update?.meta.changes === 1) return remaining;
-  const alreadyCharged = await db
-    .prepare("SELECT 1 AS found FROM credit_ledger WHERE operation_id = ? AND kind = 'charge'")
-    .bind(charge.operationId)
-    .first();
-  if (alreadyCharged !== null) return remaining;
-  throw new InsufficientCreditsError(amount, remaining);
+  const remaining = creditsOf(update);
+  if (remaining !== null) return remaining;
+  return refusedCharge(db, { accountId: charge.accountId, keyId: charge.keyId, firstOperationId: charge.operationId }, amount);
 }
 
 export interface BatchChargeRequest {
@@ -57,19 +95,21 @@ export interface BatchChargeRequest {
 /**
  * Charges every operation of a batch at once, or none: one balance check and update for the total and one ledger row
  * per operation, in one D1 batch (the ids travel as one JSON array: D1 binds at most 100 values). A repeated call for
- * the same ids charges nothing more and returns the balance. Throws InsufficientCreditsError for the total.
+ * the same ids charges nothing more and returns the balance. Throws InsufficientCreditsError for the total, or
+ * UnauthorizedError when `keyId` was revoked.
  */
 export async function chargeBatchCredits(db: D1Database, charge: BatchChargeRequest, now = new Date()): Promise<number> {
   const total = CREDITS_PER_REQUEST * charge.operationIds.length;
   const ids = JSON.stringify(charge.operationIds);
-  const [update, , balance] = await db.batch([
+  const [update] = await db.batch([
     db
       .prepare(
         `UPDATE accounts SET credits = credits - ?1
-         WHERE id = ?2 AND credits >= ?1
-           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE kind = 'charge' AND operation_id IN (SELECT value FROM json_each(?3)))`,
+         WHERE id = ?2 AND credits >= ?1 AND ${keyIsActive("?4", "?2")}
+           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE kind = 'charge' AND operation_id IN (SELECT value FROM json_each(?3)))
+         RETURNING credits`,
       )
-      .bind(total, charge.accountId, ids),
+      .bind(total, charge.accountId, ids, charge.keyId),
     // changes() is the UPDATE's (the last completed statement) for every row; balance_after reads as if charged in order.
     db
       .prepare(
@@ -78,16 +118,10 @@ export async function chargeBatchCredits(db: D1Database, charge: BatchChargeRequ
          FROM accounts a, json_each(?4) j WHERE a.id = ?2 AND changes() = 1`,
       )
       .bind(CREDITS_PER_REQUEST, charge.accountId, charge.operationIds.length, ids, charge.scraper, charge.keyId, now.toISOString()),
-    db.prepare("SELECT credits FROM accounts WHERE id = ?").bind(charge.accountId),
   ]);
-  const remaining = (balance?.results[0] as { credits: number } | undefined)?.credits ?? 0;
-  if (update?.meta.changes === 1) return remaining;
-  const alreadyCharged = await db
-    .prepare("SELECT 1 AS found FROM credit_ledger WHERE kind = 'charge' AND operation_id = ?")
-    .bind(charge.operationIds[0] ?? "")
-    .first();
-  if (alreadyCharged !== null) return remaining;
-  throw new InsufficientCreditsError(total, remaining);
+  const remaining = creditsOf(update);
+  if (remaining !== null) return remaining;
+  return refusedCharge(db, { accountId: charge.accountId, keyId: charge.keyId, firstOperationId: charge.operationIds[0] ?? "" }, total);
 }
 
 /**

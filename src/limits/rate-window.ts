@@ -34,3 +34,45 @@ export function rescaleRate(fullAt: number, now: number, fromPerMinute: number, 
   if (isIdle(fullAt, now)) return fullAt;
   return now + ((fullAt - now) * fromPerMinute) / toPerMinute;
 }
+
+export type RateTake =
+  | { granted: number; keyFullAt: number; accountFullAt: number }
+  | { granted: 0; scope: "key" | "account"; retryAfterMs: number };
+
+/**
+ * Up to `wanted` requests at once against a key's and its account's counters together (a lease of an isolate's local
+ * allowance, src/limits/rate-allowance.ts): as many as fit under both, request by request, exactly as that many
+ * `checkRate` calls would admit them. None fitting is a refusal naming the counter that refused the first.
+ */
+export function takeRates(
+  counters: { key: number | undefined; account: number | undefined },
+  rates: { perKey: number; perAccount: number },
+  now: number,
+  wanted: number,
+): RateTake {
+  let key = counters.key;
+  let account = counters.account;
+  let granted = 0;
+  while (granted < wanted) {
+    const keyCheck = checkRate(key, rates.perKey, now);
+    if (!keyCheck.allowed) {
+      if (granted === 0) return { granted: 0, scope: "key", retryAfterMs: keyCheck.retryAfterMs };
+      break;
+    }
+    const accountCheck = checkRate(account, rates.perAccount, now);
+    if (!accountCheck.allowed) {
+      if (granted === 0) return { granted: 0, scope: "account", retryAfterMs: accountCheck.retryAfterMs };
+      break;
+    }
+    key = keyCheck.fullAt;
+    account = accountCheck.fullAt;
+    granted += 1;
+  }
+  return { granted, keyFullAt: key ?? now, accountFullAt: account ?? now };
+}
+
+/** A counter given back `count` requests it counted but that were never made: never below an idle (full) counter. */
+export function giveBackRate(fullAt: number | undefined, perMinute: number, now: number, count: number): number | undefined {
+  if (fullAt === undefined || count <= 0) return fullAt;
+  return Math.max(now, fullAt - (count * MINUTE_MS) / perMinute);
+}

@@ -8,13 +8,18 @@
  * Counters live in memory only. They are GCRA counters (src/limits/rate-window.ts): a counter idle for a minute is
  * full again, and the object is only evicted after it has been idle, so what eviction forgets is, in practice,
  * nothing. Writing each request to storage would add a write to every request's path for that corner.
+ *
+ * An isolate does not ask here for every request: it takes a small lease of requests at once (`lease`) and spends it
+ * locally (src/limits/rate-allowance.ts). A lease is counted here when it is granted, so the isolates together never
+ * admit more than these counters allow; what an isolate did not spend it gives back with its next lease.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { AuthenticatedKey } from "../auth/api-keys";
-import { TooManyRequestsError } from "../errors";
 import { accountLimits } from "./account-limits";
 import { applyOverrides, readAccountOverrides } from "./account-overrides";
-import { checkRate, isIdle, rescaleRate } from "./rate-window";
+import type { AuthenticatedKey } from "../auth/api-keys";
+import { TooManyRequestsError } from "../errors";
+import { type Admission, RateAllowances } from "./rate-allowance";
+import { giveBackRate, isIdle, rescaleRate, takeRates } from "./rate-window";
 
 export const RATE_LIMIT_DETAIL = "Rate limit exceeded. Retry after a moment.";
 export const ACCOUNT_RATE_LIMIT_DETAIL = "Rate limit exceeded for this account (all its API keys together). Retry after a moment.";
@@ -24,31 +29,64 @@ export interface RequestRates {
   perAccount: number;
 }
 
-export type RateDecision = { admitted: true } | { admitted: false; scope: "key" | "account"; retryAfterSeconds: number };
+/**
+ * The answer to a lease: `granted` requests (1 or more) counted for the isolate to spend, under the limits of
+ * `ratesVersion`; or a refusal with the seconds until the next request fits.
+ */
+export type RateDecision =
+  | { admitted: true; granted: number; ratesVersion: number }
+  | { admitted: false; scope: "key" | "account"; retryAfterSeconds: number };
+
+/** Requests an isolate gives back: counted under `ratesVersion`, never spent. */
+export interface UnspentLease {
+  count: number;
+  ratesVersion: number;
+}
 
 /** The operator's change reaches the object at once; this bounds how stale its copy can be if that push was lost. */
 const RATES_REFRESH_MS = 60_000;
 /** Past this many key counters, the idle ones are forgotten. */
 const KEY_COUNTERS_BEFORE_SWEEP = 64;
+/** The largest lease, whatever the limits: an isolate never holds more than this many requests of one key. */
+export const MAX_LEASE = 50;
+
+/**
+ * How many requests one lease may hold under `rates`: five seconds' worth of the smaller limit (at least 1, so at the
+ * default 600 a minute per key that is 50, and a key limited to under 24 a minute is admitted one request at a time).
+ * Large enough that a burst (a batch of jobs submitted at once) is admitted in two leases rather than in waves.
+ */
+export function leaseCap(rates: RequestRates): number {
+  return Math.max(1, Math.min(MAX_LEASE, Math.floor(rates.perKey / 12), Math.floor(rates.perAccount / 12)));
+}
 
 export class RequestRateLimiter extends DurableObject<Env> {
   private readonly keyCounters = new Map<string, number>();
   private accountCounter: number | undefined;
   private rates: { value: RequestRates; loadedAt: number } | null = null;
   private loading: Promise<RequestRates> | null = null;
+  /** Changes with every change of the limits: requests counted under other limits are not given back. */
+  private ratesVersion = 0;
 
-  /** Counts one request of `keyId` if both its key and its account are within their limits; otherwise counts nothing. */
-  async admit(accountId: string, keyId: string): Promise<RateDecision> {
+  /**
+   * Counts up to `wanted` requests of `keyId` (at most `leaseCap`), as many as both its key's and its account's limits
+   * allow, after taking back `unspent` requests of the isolate's previous lease. Counts nothing when none fits.
+   */
+  async lease(accountId: string, keyId: string, wanted: number, unspent: UnspentLease | null): Promise<RateDecision> {
     const rates = await this.currentRates(accountId);
     const now = Date.now();
-    const keyCheck = checkRate(this.keyCounters.get(keyId), rates.perKey, now);
-    if (!keyCheck.allowed) return { admitted: false, scope: "key", retryAfterSeconds: secondsFrom(keyCheck.retryAfterMs) };
-    const accountCheck = checkRate(this.accountCounter, rates.perAccount, now);
-    if (!accountCheck.allowed) return { admitted: false, scope: "account", retryAfterSeconds: secondsFrom(accountCheck.retryAfterMs) };
+    if (unspent !== null && unspent.ratesVersion === this.ratesVersion && unspent.count > 0) {
+      const count = Math.min(unspent.count, MAX_LEASE);
+      const keyCounter = giveBackRate(this.keyCounters.get(keyId), rates.perKey, now, count);
+      if (keyCounter !== undefined) this.keyCounters.set(keyId, keyCounter);
+      this.accountCounter = giveBackRate(this.accountCounter, rates.perAccount, now, count);
+    }
+    const asked = Math.max(1, Math.min(Math.floor(wanted), leaseCap(rates)));
+    const taken = takeRates({ key: this.keyCounters.get(keyId), account: this.accountCounter }, rates, now, asked);
+    if (!("keyFullAt" in taken)) return { admitted: false, scope: taken.scope, retryAfterSeconds: secondsFrom(taken.retryAfterMs) };
     if (this.keyCounters.size >= KEY_COUNTERS_BEFORE_SWEEP) this.forgetIdleKeys(now);
-    this.keyCounters.set(keyId, keyCheck.fullAt);
-    this.accountCounter = accountCheck.fullAt;
-    return { admitted: true };
+    this.keyCounters.set(keyId, taken.keyFullAt);
+    this.accountCounter = taken.accountFullAt;
+    return { admitted: true, granted: taken.granted, ratesVersion: this.ratesVersion };
   }
 
   /** The operator changed the account's limits: they apply from the next request, to what the counters hold now. */
@@ -62,6 +100,7 @@ export class RequestRateLimiter extends DurableObject<Env> {
       }
     }
     this.rates = { value: rates, loadedAt: now };
+    this.ratesVersion += 1;
   }
 
   private async currentRates(accountId: string): Promise<RequestRates> {
@@ -94,15 +133,21 @@ export function requestRateLimiterStub(env: Env, accountId: string): DurableObje
   return env.REQUEST_RATE_LIMITER.get(env.REQUEST_RATE_LIMITER.idFromName(accountId));
 }
 
+/** This isolate's leases, by key (src/limits/rate-allowance.ts). */
+const allowances = new RateAllowances();
+
 /**
- * Counts a request with `key` against its key's and its account's per-minute limits, or throws the 429 (with
- * Retry-After: when the next request fits). The limiter being unreachable lets the request through: the limit is a
- * guard against bursts, and credits stay the exact bound on what an account can spend.
+ * Counts a request with `key` against its key's and its account's per-minute limits (from this isolate's lease, or a
+ * new lease from the account's limiter), or throws the 429 (with Retry-After: when the next request fits). The limiter
+ * being unreachable lets the request through: the limit is a guard against bursts, and credits stay the exact bound on
+ * what an account can spend.
  */
 export async function admitRequestRate(env: Env, key: Pick<AuthenticatedKey, "accountId" | "keyId">): Promise<void> {
-  let decision: RateDecision;
+  let decision: Admission;
   try {
-    decision = await requestRateLimiterStub(env, key.accountId).admit(key.accountId, key.keyId);
+    decision = await allowances.admit(key.keyId, (wanted, unspent) =>
+      requestRateLimiterStub(env, key.accountId).lease(key.accountId, key.keyId, wanted, unspent),
+    );
   } catch (error) {
     console.error("The request rate limiter could not be reached; the request is let through", error);
     return;
