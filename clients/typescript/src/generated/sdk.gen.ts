@@ -18,6 +18,9 @@ import type {
   CreateAdminCaptureData,
   CreateAdminCaptureErrors,
   CreateAdminCaptureResponses,
+  CreateAdminPoolsPreparedPagesDiscardData,
+  CreateAdminPoolsPreparedPagesDiscardErrors,
+  CreateAdminPoolsPreparedPagesDiscardResponses,
   CreateAdminProviderAccountData,
   CreateAdminProviderAccountErrors,
   CreateAdminProviderAccountResponses,
@@ -749,6 +752,22 @@ export const listAccountWebhookDeliveries = <ThrowOnError extends boolean = fals
     url: "/account/webhook/deliveries",
     ...options,
   });
+
+/**
+ * Discard the prepared (hot) pages
+ *
+ * Every pooled session keeps the next scrape's page ready, already on the provider's landing page (up to 2 minutes old). After a provider changed its site, this makes the next scrape of every session start from a fresh page instead. `country` limits it to one pool; default: every country that has used its pool.
+ */
+export const createAdminPoolsPreparedPagesDiscard = <ThrowOnError extends boolean = false>(
+  options?: Options<CreateAdminPoolsPreparedPagesDiscardData, ThrowOnError>,
+): RequestResult<CreateAdminPoolsPreparedPagesDiscardResponses, CreateAdminPoolsPreparedPagesDiscardErrors, ThrowOnError> =>
+  (options?.client ?? client).post<CreateAdminPoolsPreparedPagesDiscardResponses, CreateAdminPoolsPreparedPagesDiscardErrors, ThrowOnError>(
+    {
+      security: [{ scheme: "bearer", type: "http" }],
+      url: "/admin/pools/prepared-pages/discard",
+      ...options,
+    },
+  );
 
 /**
  * Override the global browser budget

@@ -2930,6 +2930,48 @@ export type ListAccountWebhookDeliveriesResponses = {
 
 export type ListAccountWebhookDeliveriesResponse = ListAccountWebhookDeliveriesResponses[keyof ListAccountWebhookDeliveriesResponses];
 
+export type CreateAdminPoolsPreparedPagesDiscardData = {
+  body?: never;
+  path?: never;
+  query?: {
+    /**
+     * ISO 3166-1 alpha-2
+     */
+    country?: string;
+  };
+  url: "/admin/pools/prepared-pages/discard";
+};
+
+export type CreateAdminPoolsPreparedPagesDiscardErrors = {
+  /**
+   * Invalid country
+   */
+  400: Error;
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+};
+
+export type CreateAdminPoolsPreparedPagesDiscardError =
+  CreateAdminPoolsPreparedPagesDiscardErrors[keyof CreateAdminPoolsPreparedPagesDiscardErrors];
+
+export type CreateAdminPoolsPreparedPagesDiscardResponses = {
+  /**
+   * The pools whose prepared pages were discarded
+   */
+  200: {
+    countries: Array<string>;
+    /**
+     * Pages prepared before this are not used
+     */
+    prepared_before: string;
+  };
+};
+
+export type CreateAdminPoolsPreparedPagesDiscardResponse =
+  CreateAdminPoolsPreparedPagesDiscardResponses[keyof CreateAdminPoolsPreparedPagesDiscardResponses];
+
 export type UpdateAdminBrowserBudgetData = {
   body: {
     max_sessions: number | null;
