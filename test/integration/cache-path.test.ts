@@ -21,6 +21,17 @@ function revokeBehindTheMemo(keyId: string): Promise<D1Result> {
   return env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").bind(new Date().toISOString(), keyId).run();
 }
 
+/** The limiter's lease for `keyId`, recording the size of every lease it granted. */
+function recordingLease(accountId: string, keyId: string): { granted: number[]; lease: LeaseRequest } {
+  const granted: number[] = [];
+  const lease: LeaseRequest = async (wanted, unspent) => {
+    const decision = await requestRateLimiterStub(env, accountId).lease(accountId, keyId, wanted, unspent);
+    if (decision.admitted) granted.push(decision.granted);
+    return decision;
+  };
+  return { granted, lease };
+}
+
 describe("the memo of active keys", () => {
   it("a key revoked elsewhere is refused once the memo's time is up, and is looked up again from then on", async () => {
     const account = await createTestAccount(30);
@@ -119,12 +130,7 @@ describe("leases of the rate limiter", () => {
     // The clock of this isolate's leases stands still (the limiter's does not): no lease expires during the test.
     const frozen = Date.now();
     const allowances = new RateAllowances(() => frozen);
-    const granted: number[] = [];
-    const lease: LeaseRequest = async (wanted, unspent) => {
-      const decision = await requestRateLimiterStub(env, account.account_id).lease(account.account_id, key.key_id, wanted, unspent);
-      if (decision.admitted) granted.push(decision.granted);
-      return decision;
-    };
+    const { granted, lease } = recordingLease(account.account_id, key.key_id);
     const started = Date.now();
     let admitted = 0;
     for (let request = 0; request < perKey + 50; request += 1) {
@@ -154,12 +160,7 @@ describe("leases of the rate limiter", () => {
     const key = await newKey(account.account_id);
     const frozen = Date.now();
     const allowances = new RateAllowances(() => frozen);
-    const granted: number[] = [];
-    const lease: LeaseRequest = async (wanted, unspent) => {
-      const decision = await requestRateLimiterStub(env, account.account_id).lease(account.account_id, key.key_id, wanted, unspent);
-      if (decision.admitted) granted.push(decision.granted);
-      return decision;
-    };
+    const { granted, lease } = recordingLease(account.account_id, key.key_id);
     const outcomes = await Promise.all(Array.from({ length: 18 }, () => allowances.admit(key.key_id, lease)));
     expect(outcomes.every((outcome) => outcome.admitted)).toBe(true);
     expect(granted).toEqual([1, 17]);
