@@ -10,11 +10,10 @@ import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
 import { JOB_RETENTION_MS, watchdogBoundMs } from "../../src/jobs/job-policy";
 import { WATCHDOG_ERROR, jobStub } from "../../src/jobs/job-record";
 import type { JobView } from "../../src/jobs/job-types";
-import { recordSubmittedJob } from "../../src/accounts/jobs-index";
-import { chargeCredits } from "../../src/credits/ledger";
 import { ServiceError } from "../../src/errors";
 import { ENQUEUE_FAILED_DETAIL, submitJob } from "../../src/jobs/submit";
 import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "../integration/helpers";
+import { createUnqueuedJob } from "../integration/async-helpers";
 
 let account: TestAccount;
 beforeAll(async () => {
@@ -44,27 +43,8 @@ async function waitForTerminal(jobId: string, timeoutMs = 90_000): Promise<JobVi
 }
 
 /** A pending job whose message is delivered by hand (no queue), for redelivery tests. */
-async function createUnqueuedJob(own: TestAccount, createdAt = Date.now(), prompt = "web-sources-only manual") {
-  const jobId = crypto.randomUUID();
-  await chargeCredits(env.DB, { accountId: own.accountId, operationId: jobId, scraper: "grok", keyId: own.keyId });
-  // As a real submission does: GET /jobs/{id} answers only for ids in the jobs index.
-  await recordSubmittedJob(env.DB, {
-    jobId,
-    accountId: own.accountId,
-    keyId: own.keyId,
-    scraper: "grok",
-    createdAt: new Date(createdAt).toISOString(),
-  });
-  await jobStub(env, jobId).create({
-    jobId,
-    scraper: "grok",
-    params: { prompt, country: "US", bypass_cache: true, timeout: 60, mode: "MODEL_MODE_AUTO" },
-    accountId: own.accountId,
-    keyId: own.keyId,
-    baseUrl: "http://api.test",
-    createdAt,
-  });
-  return jobId;
+function createManualJob(own: TestAccount, createdAt = Date.now(), prompt = "web-sources-only manual"): Promise<string> {
+  return createUnqueuedJob(own, { prompt, country: "US", bypass_cache: true, timeout: 60, mode: "MODEL_MODE_AUTO" }, createdAt);
 }
 
 async function deliver(jobId: string, attempts = 1) {
@@ -217,7 +197,7 @@ describe("retries and refunds (real queue, real Chromium, replica faults)", () =
 describe("at-least-once delivery", () => {
   it("a message for a job already done or failed is acknowledged without work", async () => {
     const own = await createTestAccount(9);
-    const jobId = await createUnqueuedJob(own);
+    const jobId = await createManualJob(own);
     await jobStub(env, jobId).fail("failed for the test");
     expect(await balanceOf(own.accountId)).toBe(9);
     const result = await deliver(jobId);
@@ -230,7 +210,7 @@ describe("at-least-once delivery", () => {
 
   it("a duplicated message never completes a job twice nor refunds twice", async () => {
     const own = await createTestAccount(9);
-    const jobId = await createUnqueuedJob(own);
+    const jobId = await createManualJob(own);
     const [first, second] = await Promise.all([deliver(jobId), deliver(jobId)]);
     // One delivery did the work; the other found the job leased and asked to look again later.
     expect([first.explicitAcks.length, second.explicitAcks.length].sort()).toEqual([0, 1]);
@@ -249,7 +229,7 @@ describe("at-least-once delivery", () => {
 describe("retention and the watchdog", () => {
   it("the 24-hour alarm deletes the record, and GET then answers 404", async () => {
     const own = await createTestAccount(9);
-    const jobId = await createUnqueuedJob(own, Date.now() - JOB_RETENTION_MS - 1_000);
+    const jobId = await createManualJob(own, Date.now() - JOB_RETENTION_MS - 1_000);
     await jobStub(env, jobId).complete({ result: "old" });
     expect(await runDurableObjectAlarm(jobStub(env, jobId))).toBe(true);
     const { status, body } = await getJob(jobId);
@@ -259,7 +239,7 @@ describe("retention and the watchdog", () => {
 
   it("a fresh job's alarm keeps it", async () => {
     const own = await createTestAccount(9);
-    const jobId = await createUnqueuedJob(own);
+    const jobId = await createManualJob(own);
     expect(await runDurableObjectAlarm(jobStub(env, jobId))).toBe(true);
     expect((await getJob(jobId)).body.status).toBe("pending");
   });
@@ -267,7 +247,7 @@ describe("retention and the watchdog", () => {
   it("the watchdog fails and refunds a job whose attempts can no longer finish", async () => {
     const own = await createTestAccount(9);
     const bound = watchdogBoundMs(60, Number(env.JOB_RETRY_BASE_SECONDS));
-    const jobId = await createUnqueuedJob(own, Date.now() - bound - 1_000);
+    const jobId = await createManualJob(own, Date.now() - bound - 1_000);
     expect(await balanceOf(own.accountId)).toBe(6);
     expect(await runDurableObjectAlarm(jobStub(env, jobId))).toBe(true);
     const { body } = await getJob(jobId);

@@ -6,9 +6,13 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { responseCacheKey } from "../../src/cache/response-cache";
+import { chargeCredits } from "../../src/credits/ledger";
+import { recordSubmittedJob } from "../../src/accounts/jobs-index";
+import { jobStub } from "../../src/jobs/job-record";
 import type { JobView } from "../../src/jobs/job-types";
+import type { ScrapeParams } from "../../src/params/common-params";
 import { adminJson } from "./account-helpers";
-import { api } from "./helpers";
+import { api, type TestAccount } from "./helpers";
 
 /** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -144,4 +148,31 @@ export function setAccountWebhook(accountId: string, url: string): Promise<Webho
 
 export function accountWebhook(accountId: string): Promise<WebhookSettingsBody> {
   return adminJson<WebhookSettingsBody>(`/admin/accounts/${accountId}/webhook`);
+}
+
+/**
+ * A Grok job exactly as submission leaves it (charged, in the jobs index, its record pending) except that no queue
+ * message was sent: the test delivers it itself, or checks what recovers it.
+ */
+export async function createUnqueuedJob(account: TestAccount, params: ScrapeParams, createdAt = Date.now()): Promise<string> {
+  const jobId = crypto.randomUUID();
+  await chargeCredits(env.DB, { accountId: account.accountId, operationId: jobId, scraper: "grok", keyId: account.keyId });
+  // as a real submission does: GET /jobs/{id} answers only for ids in the jobs index
+  await recordSubmittedJob(env.DB, {
+    jobId,
+    accountId: account.accountId,
+    keyId: account.keyId,
+    scraper: "grok",
+    createdAt: new Date(createdAt).toISOString(),
+  });
+  await jobStub(env, jobId).create({
+    jobId,
+    scraper: "grok",
+    params,
+    accountId: account.accountId,
+    keyId: account.keyId,
+    baseUrl: "http://api.test",
+    createdAt,
+  });
+  return jobId;
 }

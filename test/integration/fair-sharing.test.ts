@@ -12,7 +12,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { recordSubmittedJob } from "../../src/accounts/jobs-index";
 import { MAX_KEYS_CREATED_PER_DAY } from "../../src/accounts/keys";
 import { responseCacheKey } from "../../src/cache/response-cache";
-import { chargeCredits } from "../../src/credits/ledger";
 import { ACCOUNT_RATE_LIMIT_DETAIL, RATE_LIMIT_DETAIL } from "../../src/http/api-key-auth";
 import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
 import { BASE_URL_NOT_CONFIGURED_DETAIL } from "../../src/http/request-context";
@@ -22,9 +21,9 @@ import type { JobView } from "../../src/jobs/job-types";
 import { takeAccountSlot } from "../../src/limits/account-slots";
 import { MAX_TURNS_GIVEN_AWAY } from "../../src/limits/job-turns";
 import type { AccountLimitsView } from "../../src/limits/limits-view";
-import type { ScrapeParams } from "../../src/params/common-params";
 import { adminApi, adminJson, authProbe, newAccount, newKey, seedCachedGrokAnswer } from "./account-helpers";
-import { BASE, api, balanceOf, createTestAccount, query, type TestAccount } from "./helpers";
+import { BASE, api, balanceOf, createTestAccount, query } from "./helpers";
+import { createUnqueuedJob } from "./async-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -330,29 +329,6 @@ describe("hardening (7)", () => {
   });
 });
 
-/** A pending job as submission leaves it (charged, indexed, recorded), whose message the test delivers itself. */
-async function unqueuedJob(account: TestAccount, params: ScrapeParams): Promise<string> {
-  const jobId = crypto.randomUUID();
-  await chargeCredits(env.DB, { accountId: account.accountId, operationId: jobId, scraper: "grok", keyId: account.keyId });
-  await recordSubmittedJob(env.DB, {
-    jobId,
-    accountId: account.accountId,
-    keyId: account.keyId,
-    scraper: "grok",
-    createdAt: new Date().toISOString(),
-  });
-  await jobStub(env, jobId).create({
-    jobId,
-    scraper: "grok",
-    params,
-    accountId: account.accountId,
-    keyId: account.keyId,
-    baseUrl: "http://api.test",
-    createdAt: Date.now(),
-  });
-  return jobId;
-}
-
 async function deliver(body: Record<string, unknown>) {
   const batch = createMessageBatch("scrape-jobs", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body }]);
   const ctx = createExecutionContext();
@@ -396,7 +372,7 @@ describe("jobs that wait for their turn (2)", () => {
   it("keep their attempt budget: a delivery after three that waited is the fourth attempt, so a failure ends the job", async () => {
     await adminJson("/admin/pools/IS/config", { method: "POST", body: { launches_per_minute: 0 } });
     const account = await createTestAccount(9);
-    const jobId = await unqueuedJob(account, {
+    const jobId = await createUnqueuedJob(account, {
       prompt: "waits its turn",
       country: "IS",
       bypass_cache: true,
@@ -418,7 +394,7 @@ describe("jobs that wait for their turn (2)", () => {
     const prompt = "Turns between accounts";
     await seedCachedGrokAnswer(prompt, busy.accountId);
     const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
-    const ran = await unqueuedJob(busy, params);
+    const ran = await createUnqueuedJob(busy, params);
     expect((await deliver({ jobId: ran })).explicitAcks).toHaveLength(1);
     expect((await jobView(ran)).status).toBe("done");
     // The quiet account has a job waiting that has never started (it may never run: only its index row exists).
@@ -430,7 +406,7 @@ describe("jobs that wait for their turn (2)", () => {
       createdAt: new Date().toISOString(),
     });
 
-    const next = await unqueuedJob(busy, params);
+    const next = await createUnqueuedJob(busy, params);
     const gaveWay = await deliver({ jobId: next });
     expect(gaveWay.explicitAcks).toHaveLength(1);
     expect((await jobView(next)).status).toBe("pending");

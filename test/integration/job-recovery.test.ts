@@ -6,39 +6,19 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { recordSubmittedJob } from "../../src/accounts/jobs-index";
-import { chargeCredits } from "../../src/credits/ledger";
 import { INTERRUPTED_ERROR, jobStub } from "../../src/jobs/job-record";
 import { LEASE_WITHOUT_HEARTBEAT_MS, MAX_ATTEMPTS, RECOVERY_STALL_MS } from "../../src/jobs/job-policy";
 import type { AttemptDecision, JobView } from "../../src/jobs/job-types";
 import { recoverJobs } from "../../src/jobs/recovery";
 import { adminApi, seedCachedGrokAnswer } from "./account-helpers";
-import { jobView, waitForTerminal } from "./async-helpers";
+import { createUnqueuedJob, jobView, waitForTerminal } from "./async-helpers";
 import { type TestAccount, balanceOf, createTestAccount, ledgerOf } from "./helpers";
 
 const PARAMS = { country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" } as const;
 
 /** A job exactly as submission leaves it (charged, in the index, its record pending) except that no message was sent. */
-async function unqueuedJob(account: TestAccount, prompt: string, createdAt = Date.now()): Promise<string> {
-  const jobId = crypto.randomUUID();
-  await chargeCredits(env.DB, { accountId: account.accountId, operationId: jobId, scraper: "grok", keyId: account.keyId });
-  await recordSubmittedJob(env.DB, {
-    jobId,
-    accountId: account.accountId,
-    keyId: account.keyId,
-    scraper: "grok",
-    createdAt: new Date(createdAt).toISOString(),
-  });
-  await jobStub(env, jobId).create({
-    jobId,
-    scraper: "grok",
-    params: { ...PARAMS, prompt },
-    accountId: account.accountId,
-    keyId: account.keyId,
-    baseUrl: "http://api.test",
-    createdAt,
-  });
-  return jobId;
+function unqueuedJob(account: TestAccount, prompt: string, createdAt = Date.now()): Promise<string> {
+  return createUnqueuedJob(account, { ...PARAMS, prompt }, createdAt);
 }
 
 async function begin(jobId: string, at: number): Promise<AttemptDecision> {
