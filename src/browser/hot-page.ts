@@ -23,7 +23,7 @@
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { z } from "zod";
-import { CAPTURE_HOT, captureHookSource, type SerializedRule } from "../scrapers/shared/capture/page-hook";
+import { CAPTURE_HOT, captureHookSource, HotHookMarkSchema, type SerializedRule } from "../scrapers/shared/capture/page-hook";
 import { openLocalisedPage } from "./session";
 
 const { mark: HOT_MARK, claim: HOT_CLAIM, overflow: HOT_OVERFLOW } = CAPTURE_HOT;
@@ -71,12 +71,7 @@ function rulesKey(rules: readonly SerializedRule[]): string {
 }
 
 /** What the hook of a hot page says of itself (read back from the page, which is not trusted: checked). */
-const HotMarkSchema = z.object({
-  landing: z.string(),
-  rulesKey: z.string(),
-  preparedAt: z.number(),
-  ready: z.boolean(),
-});
+const HotMarkSchema = HotHookMarkSchema.extend({ ready: z.boolean() });
 export type HotMark = z.infer<typeof HotMarkSchema>;
 
 /** A hot page handed to a scrape: claimed by its capture layer, then its landing navigation is skipped once. */

@@ -61,11 +61,8 @@ export const CAPTURE_HOT = {
 const HOT_BUFFER_LIMIT = 2_000;
 
 /** What a hot page's hook marks itself with (null: a scrape's own page, whose hook streams at once). */
-export interface HotHookMark {
-  landing: string;
-  rulesKey: string;
-  preparedAt: number;
-}
+export const HotHookMarkSchema = z.object({ landing: z.string(), rulesKey: z.string(), preparedAt: z.number() });
+export type HotHookMark = z.infer<typeof HotHookMarkSchema>;
 
 export function captureHookSource(rules: readonly SerializedRule[], hot: HotHookMark | null = null): string {
   return `(() => {
