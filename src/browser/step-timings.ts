@@ -16,6 +16,8 @@ export class StepLog {
   warm = false;
   /** Whether that page was hot: already on the provider's landing page (src/browser/hot-page.ts). */
   hot = false;
+  /** When the scrape last acted on the page (epoch ms): a navigation that loaded, a click or a key about to be sent. */
+  lastPageActionAt: number | null = null;
 
   record(step: string, milliseconds: number): void {
     this.steps.set(step, (this.steps.get(step) ?? 0) + milliseconds);
@@ -48,6 +50,24 @@ export function attachStepLog(page: Page, log: StepLog): void {
 export function timeStep<T>(page: Page, step: string, work: () => Promise<T>): Promise<T> {
   const log = logsByPage.get(page);
   return log === undefined ? work() : log.time(step, work);
+}
+
+/** Notes that the scrape acts on `page` now (navigation loaded, click or key being sent). */
+export function markPageAction(page: Page): void {
+  const log = logsByPage.get(page);
+  if (log !== undefined) log.lastPageActionAt = Date.now();
+}
+
+/**
+ * Step `page_before_request`: from the scrape's last action on the page to the page starting the answer request
+ * (`requestStartedAt`, the page's clock). That is the provider page's own work in between (its script, a session it
+ * opens, a token it fetches first), which the replica's exact answer time T does not include. Both clocks are this
+ * machine's in the benchmark, the only place the log is written.
+ */
+export function recordPageLead(page: Page, requestStartedAt: number): void {
+  const log = logsByPage.get(page);
+  if (log === undefined || log.lastPageActionAt === null) return;
+  log.record("page_before_request", Math.max(0, requestStartedAt - log.lastPageActionAt));
 }
 
 /**

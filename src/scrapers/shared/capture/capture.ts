@@ -8,7 +8,7 @@
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { claimHotCapture, recordCaptureRules } from "../../../browser/hot-page";
-import { timeStep } from "../../../browser/step-timings";
+import { recordPageLead, timeStep } from "../../../browser/step-timings";
 import { answerWaitBegins } from "../../../browser/warm-page";
 import { ScraperDriftError } from "../../../errors";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
@@ -37,9 +37,10 @@ export interface CaptureSession {
   setPatch(rule: string, patch: OutgoingPatch | null): Promise<void>;
   /**
    * For a provider that reads the answer with its own loop instead of `waitForExchange`: runs `wait` as the scrape's
-   * answer wait (the `answer` step; the browser layer opens the next scrape's page meanwhile).
+   * answer wait (the `answer` step; the browser layer opens the next scrape's page meanwhile), and times the page's own
+   * lead before the exchange it returns (`page_before_request`).
    */
-  answerWait<T>(wait: () => Promise<T>): Promise<T>;
+  answerWait(wait: () => Promise<CapturedExchange>): Promise<CapturedExchange>;
   /**
    * Resolves at the page's next capture message (a new exchange, chunk, frame or end), when the page goes away, after
    * `timeoutMs`, or on abort; never rejects. A provider's loop waits on this instead of a fixed poll interval.
@@ -74,6 +75,12 @@ async function installCapture(page: Page, rules: readonly CaptureRule[], provide
   await claimHotCapture(page, serialized);
   recordCaptureRules(page, serialized);
   return session;
+}
+
+/** When the page started the request: a socket's first sent frame (the handshake is part of it), else its start. */
+function requestStartOf(exchange: CapturedExchange): number {
+  const firstSent = exchange.frames.find((frame) => frame.direction === "sent");
+  return exchange.startedAt + (firstSent?.atMs ?? 0);
 }
 
 /** The rules as the page hook receives them (a RegExp does not cross into the page), and as a hot page records them. */
@@ -111,10 +118,12 @@ class PageCaptureSession implements CaptureSession {
     return this.answerWait(() => this.exchangeDone(rule, options));
   }
 
-  answerWait<T>(wait: () => Promise<T>): Promise<T> {
+  async answerWait(wait: () => Promise<CapturedExchange>): Promise<CapturedExchange> {
     // idle time for this scrape: the browser layer prepares the next scrape's page meanwhile
     answerWaitBegins(this.page);
-    return timeStep(this.page, "answer", wait);
+    const exchange = await timeStep(this.page, "answer", wait);
+    recordPageLead(this.page, requestStartOf(exchange));
+    return exchange;
   }
 
   nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {

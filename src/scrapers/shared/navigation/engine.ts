@@ -12,7 +12,7 @@
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError } from "../../../errors";
 import { skipsLanding } from "../../../browser/hot-page";
-import { timeStep } from "../../../browser/step-timings";
+import { markPageAction, timeStep } from "../../../browser/step-timings";
 import type { CapturedExchange } from "../capture/types";
 
 const POLL_MS = 100;
@@ -209,6 +209,7 @@ class PageNavigator implements Navigator {
     if (options.landing === true && skipsLanding(this.context.page, url)) return;
     const timeout = Math.max(1, Math.min(options.timeoutMs ?? 30_000, this.remainingMs()));
     await timeStep(this.context.page, "goto", () => this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout }));
+    markPageAction(this.context.page);
   }
 
   waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
@@ -257,14 +258,27 @@ class PageNavigator implements Navigator {
   private async clickAt(target: PageElement): Promise<void> {
     this.throwIfAborted();
     const cdp = await this.session();
-    await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target.backendNodeId }).catch(() => undefined);
-    const centre = await this.centreOf(target);
+    // A session's commands run in the order sent, and scrolling is done when its command returns: the box is measured
+    // after the scroll although both leave in one round trip.
+    const [, centre] = await Promise.all([
+      cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target.backendNodeId }).catch(() => undefined),
+      this.centreOf(target),
+    ]);
     if (centre === null) {
       // not rendered as a box (e.g. display: contents): let the element handle the click itself
+      markPageAction(this.context.page);
       await this.callOn(target, "function () { this.click(); }");
       return;
     }
-    await this.context.page.mouse.click(centre.x, centre.y);
+    // Move, press and release in one round trip: input events of a session reach the page in the order sent, as three
+    // awaited commands (puppeteer's mouse.click) would, without waiting for each acknowledgement.
+    const at = { x: centre.x, y: centre.y };
+    markPageAction(this.context.page);
+    await Promise.all([
+      cdp.send("Input.dispatchMouseEvent", { type: "mouseMoved", ...at, button: "none", buttons: 0 }),
+      cdp.send("Input.dispatchMouseEvent", { type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
+      cdp.send("Input.dispatchMouseEvent", { type: "mouseReleased", ...at, button: "left", buttons: 0, clickCount: 1 }),
+    ]);
   }
 
   async chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: MenuOptions): Promise<boolean> {
@@ -323,6 +337,7 @@ class PageNavigator implements Navigator {
 
   async pressKey(key: "Enter" | "Escape"): Promise<void> {
     this.throwIfAborted();
+    markPageAction(this.context.page);
     await this.context.page.keyboard.press(key);
   }
 
