@@ -15,7 +15,7 @@ import type { AcquireResult } from "./pool-types";
 import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";
 import { attachStepLog, StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
 import { isHotPage } from "./hot-page";
-import { type NextPage, prepareNextPage, takeWarmPage, whenAnswerWaitBegins } from "./warm-page";
+import { type NextPage, prepareNextPage, takeWarmPage, whenAnswerRequestStarts } from "./warm-page";
 
 /** Time a lease may outlive the caller's deadline (closing the page, handing the session back). */
 const LEASE_GRACE_MS = 30_000;
@@ -144,14 +144,14 @@ async function usePage<T>(
     const { page, close } = await steps.time("open_page", () => openLocalisedPage(browser, request.country, warm));
     steps.hot = isHotPage(page);
     attachStepLog(page, steps);
-    whenAnswerWaitBegins(page, () => {
+    whenAnswerRequestStarts(page, () => {
       nextPage = prepareNextPage(browser, request.country, page, { hot });
     });
     try {
       return await work(page);
     } finally {
       await steps.time("close_page", close);
-      // normally long done: it started when this scrape began waiting for its answer
+      // normally long done: it started when this scrape's answer request did
       const next: NextPage | null = nextPage;
       if (next !== null) await steps.time("warm_page_ready", () => readyWithin(next, NEXT_PAGE_GRACE_MS));
     }

@@ -13,6 +13,9 @@
  *
  * Why during the answer and not after the response: the lease is handed back exactly when it is today (no background
  * work after the response, so nobody waits for a session that is busy preparing), and the answer wait is idle time.
+ * Why once the answer request has started, not as soon as the scrape waits: until then the provider's page is still
+ * working (a session it opens, a socket, a token), and a page being prepared beside it on 2 cores slowed that down
+ * (Copilot's socket took ~40 ms to open instead of ~12; docs/performance.md, round 5).
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { adoptHotPage, hotPageRecipe, inspectHotPage, prepareHotPage } from "./hot-page";
@@ -53,17 +56,17 @@ export async function takeWarmPage(browser: Browser, options: WarmPageOptions): 
   return warm;
 }
 
-const answerWaitListeners = new WeakMap<Page, () => void>();
+const answerStartListeners = new WeakMap<Page, () => void>();
 
-/** Runs `listener` (once) when the scrape on `page` starts waiting for its answer. */
-export function whenAnswerWaitBegins(page: Page, listener: () => void): void {
-  answerWaitListeners.set(page, listener);
+/** Runs `listener` (once) when the page on `page` has started the request for its answer. */
+export function whenAnswerRequestStarts(page: Page, listener: () => void): void {
+  answerStartListeners.set(page, listener);
 }
 
-/** Called by the capture layer when a provider starts waiting for the answer exchange. */
-export function answerWaitBegins(page: Page): void {
-  const listener = answerWaitListeners.get(page);
-  answerWaitListeners.delete(page);
+/** Called by the capture layer when the page started the answer request: from here on the scrape only waits. */
+export function answerRequestStarted(page: Page): void {
+  const listener = answerStartListeners.get(page);
+  answerStartListeners.delete(page);
   listener?.();
 }
 

@@ -230,6 +230,7 @@ async function awaitAnswer(nav: Navigator, capture: CaptureSession, expected: Ex
       if (!verified) {
         verifySend(send, expected);
         verified = true;
+        capture.answerRequestStarted();
       }
       const { exchange, reading } = chat;
       if (chatSettled(reading) || ended(exchange)) return exchange;

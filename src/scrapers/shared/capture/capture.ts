@@ -9,7 +9,7 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { claimHotCapture, recordCaptureRules } from "../../../browser/hot-page";
 import { recordPageLead, timeStep } from "../../../browser/step-timings";
-import { answerWaitBegins } from "../../../browser/warm-page";
+import { answerRequestStarted as startNextPageBeside } from "../../../browser/warm-page";
 import { ScraperDriftError } from "../../../errors";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
@@ -37,10 +37,15 @@ export interface CaptureSession {
   setPatch(rule: string, patch: OutgoingPatch | null): Promise<void>;
   /**
    * For a provider that reads the answer with its own loop instead of `waitForExchange`: runs `wait` as the scrape's
-   * answer wait (the `answer` step; the browser layer opens the next scrape's page meanwhile), and times the page's own
-   * lead before the exchange it returns (`page_before_request`).
+   * answer wait (the `answer` step), and times the page's own lead before the exchange it returns
+   * (`page_before_request`). Such a provider calls `answerRequestStarted` once the page sent its answer request.
    */
   answerWait(wait: () => Promise<CapturedExchange>): Promise<CapturedExchange>;
+  /**
+   * The page has sent the request for the answer (`waitForExchange` calls it when its exchange opens): the browser
+   * layer starts preparing the next scrape's page, now that this one only waits.
+   */
+  answerRequestStarted(): void;
   /**
    * Resolves at the page's next capture message (a new exchange, chunk, frame or end), when the page goes away, after
    * `timeoutMs`, or on abort; never rejects. A provider's loop waits on this instead of a fixed poll interval.
@@ -119,11 +124,14 @@ class PageCaptureSession implements CaptureSession {
   }
 
   async answerWait(wait: () => Promise<CapturedExchange>): Promise<CapturedExchange> {
-    // idle time for this scrape: the browser layer prepares the next scrape's page meanwhile
-    answerWaitBegins(this.page);
     const exchange = await timeStep(this.page, "answer", wait);
     recordPageLead(this.page, requestStartOf(exchange));
     return exchange;
+  }
+
+  answerRequestStarted(): void {
+    // idle time for this scrape from here on: the browser layer prepares the next scrape's page meanwhile
+    startNextPageBeside(this.page);
   }
 
   nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {
@@ -176,6 +184,7 @@ class PageCaptureSession implements CaptureSession {
           }
           return;
         }
+        this.answerRequestStarted();
         if (exchange.ended || (options.until?.(snapshot(exchange)) ?? false)) finish(() => resolve(snapshot(exchange)));
       };
       const onAbort = (): void => finish(() => reject(options.signal.reason));
