@@ -40,6 +40,8 @@ export interface ChatgptBuild {
   conduit: boolean;
   /** Whether the request offers `supported_encodings: ["v1"]`. */
   offersV1: boolean;
+  /** Whether a turn that asks for no tool still sends `system_hints: []` (the sheet names the field only when searching). */
+  sendsEmptyHints: boolean;
   /** Class names and wrappers of the turns the script renders. */
   markup: {
     turnClass: string;
@@ -62,6 +64,7 @@ export const CHATGPT_BUILDS: Readonly<Record<ChatgptLayout, ChatgptBuild>> = {
     sentinel: "single",
     conduit: false,
     offersV1: true,
+    sendsEmptyHints: true,
     markup: {
       turnClass: "text-token-text-primary w-full focus:outline-none scroll-mt-[calc(var(--header-height)+min(200px,max(70px,20svh)))]",
       wrappers: ["text-base my-auto mx-auto pt-3 px-6", "mx-auto flex flex-1 text-base gap-4 md:gap-5 lg:gap-6"],
@@ -79,6 +82,7 @@ export const CHATGPT_BUILDS: Readonly<Record<ChatgptLayout, ChatgptBuild>> = {
     sentinel: "split",
     conduit: true,
     offersV1: true,
+    sendsEmptyHints: true,
     markup: {
       turnClass: "_turn_1k9zq_1 _assistantTurn_1k9zq_12",
       wrappers: ["_outer_1k9zq_20", "_inner_1k9zq_31", "_messageColumn_1k9zq_44"],
@@ -96,6 +100,7 @@ export const CHATGPT_BUILDS: Readonly<Record<ChatgptLayout, ChatgptBuild>> = {
     sentinel: "single",
     conduit: false,
     offersV1: false,
+    sendsEmptyHints: false,
     markup: {
       turnClass: "w-full text-token-text-primary",
       wrappers: ["py-2 px-3 text-base m-auto"],

@@ -73,6 +73,29 @@ describe("capture layer in real Chromium", () => {
     });
   });
 
+  it("include: the item is added to the array (created when absent) and the rest kept; a body that has it leaves as written", async () => {
+    await inLab(async (capture, run) => {
+      await capture.setPatch("stream", { include: [["/hints", "search"]], when: [["/kind", "chat"]] });
+      // written with an escape JSON.stringify would not produce: a body the patch leaves alone keeps it
+      const untouched = String.raw`{"kind":"chat","hints":["search"],"text":"h\u00e9llo"}`;
+      await run(`labFetch(JSON.stringify({ kind: "chat", hints: [] }))`);
+      await run(`labFetch(JSON.stringify({ kind: "chat" }))`);
+      await run(`labFetch(JSON.stringify({ kind: "chat", hints: ["other"] }))`);
+      await run(`labFetch(${JSON.stringify(untouched)})`);
+      const bodies = [];
+      for (let index = 0; index < 4; index += 1) {
+        const exchange = await capture.waitForExchange("stream", { signal: signal(), startTimeoutMs: 5_000, index });
+        bodies.push(exchange.requestBody);
+      }
+      expect(bodies.slice(0, 3).map((body) => JSON.parse(body ?? "null"))).toEqual([
+        { kind: "chat", hints: ["search"] },
+        { kind: "chat", hints: ["search"] },
+        { kind: "chat", hints: ["other", "search"] },
+      ]);
+      expect(bodies[3]).toBe(untouched);
+    });
+  });
+
   it("XMLHttpRequest: progressive text captured and patched", async () => {
     await inLab(async (capture, run) => {
       const pageSaw = await run(`labXhr(JSON.stringify({ kind: "chat", mode: "auto" }))`);

@@ -2,7 +2,8 @@
  * Hot pages end to end (issue 14; src/browser/hot-page.ts): real Chromium against the replicas. For every scraper that
  * marks its landing, the scrape after a first one starts on a page already on that landing: the replica sees ONE page
  * load per scrape (the next scrape's, prepared during the answer), where a scrape without a hot page makes two (its own
- * and the next one's). After the operator discards the prepared pages, the next scrape loads its own landing again.
+ * and the next one's). ChatGPT's own start is a deep link carrying the prompt; its hot page is on the home page, where
+ * the prompt is typed instead. After the operator discards the prepared pages, the next scrape loads its own landing again.
  * The answers are checked as complete each time: on a hot page the capture hook, buffered until the scrape claimed it,
  * must still record the whole exchange (Copilot's WebSocket included), and the prompt is verified on the wire by the
  * scrapers themselves.
@@ -11,7 +12,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, createTestAccount, discardPreparedPages, query, replicaControl, type TestAccount } from "../integration/helpers";
 
-const LANDING_SCRAPERS = ["grok", "perplexity", "copilot", "gemini", "amazon_rufus"] as const;
+const LANDING_SCRAPERS = ["chatgpt", "grok", "perplexity", "copilot", "gemini", "amazon_rufus"] as const;
 
 let account: TestAccount;
 

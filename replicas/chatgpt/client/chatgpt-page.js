@@ -693,6 +693,7 @@ function conversationBody(prompt, messageId) {
     force_parallel_switch: "auto",
   };
   if (build.offersV1) body.supported_encodings = ["v1"];
+  if (systemHints.length === 0 && !build.sendsEmptyHints) delete body.system_hints;
   return body;
 }
 

@@ -1,14 +1,16 @@
 /**
- * Drives chatgpt.com (providers/chatgpt.md §1–§2): opens the deep link `/?q=<prompt>&hints=search`, which fills and
- * submits the prompt with web search forced, and captures the conversation stream the page receives. When the deep
- * link does not send (a build that ignores it), the prompt is typed into the composer and sent, with web search asked
- * for in the request itself. Either way the prompt and the search hint are verified in the request the page sent.
- * Everything after the capture is the pure parser's job.
+ * Drives chatgpt.com (providers/chatgpt.md §1–§2). On a hot page (src/browser/hot-page.ts: the session's next page,
+ * already on the site's home page and hydrated while the previous scrape waited for its answer) the prompt is typed
+ * into the composer and sent, as a user would. Otherwise, and whenever the hot page does not send, the scrape opens the
+ * deep link `/?q=<prompt>&hints=search`, which fills and submits the prompt with web search forced; when the deep
+ * link does not send either (a build that ignores it), the prompt is typed into that page's composer. Web search is
+ * asked for in the request itself when the page did not (the typed paths), and the prompt and the search hint are
+ * verified in the request the page sent. Everything after the capture is the pure parser's job.
  */
 import type { HTTPRequest, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { startCapture, type CaptureSession } from "../shared/capture/capture";
-import type { CapturedExchange, OutgoingPatch } from "../shared/capture/types";
+import type { CapturedExchange, CaptureRule, OutgoingPatch } from "../shared/capture/types";
 import { attributeOf, parseHtml, queryOne } from "../shared/decode/html";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { type BlockKind, createNavigator, type Navigator, type PageElement } from "../shared/navigation/engine";
@@ -25,6 +27,7 @@ import {
   CHATGPT_REQUIREMENTS_URL,
   CHATGPT_SEND,
   chatgptDeepLink,
+  chatgptHome,
   SEARCH_HINT,
 } from "./selectors";
 
@@ -36,12 +39,21 @@ const DEEP_LINK_SEND_TIMEOUT_MS = 15_000;
 /** How long the page may take to send after the prompt was submitted through the composer. */
 const COMPOSER_SEND_TIMEOUT_MS = 20_000;
 const CHECK_INTERVAL_MS = 250;
+/** A hot page was hydrated while idle: its composer is there at once, or the page is not what it was prepared as. */
+const HOT_COMPOSER_TIMEOUT_MS = 1_000;
 
 /**
- * Web search when the page asked for none (a build that ignores `hints=search`, or the composer path): the request
- * then carries `system_hints: []`, and the patch makes it `["search"]`. A page that asked for search is left alone.
+ * Web search when the page asked for none (a typed prompt, or a build that ignores `hints=search`): the request then
+ * carries `system_hints: []` or no hints at all, and the patch adds `"search"`, keeping any other hint the page asked
+ * for. A request that already asks for search leaves the page untouched.
  */
-const SEARCH_FALLBACK_PATCH: OutgoingPatch = { set: [["/system_hints", [SEARCH_HINT]]], when: [["/system_hints", []]] };
+const SEARCH_PATCH: OutgoingPatch = { include: [["/system_hints", SEARCH_HINT]] };
+
+/** What the scrape records: the conversation stream (patched to ask for web search) and the sentinel calls. */
+export const CHATGPT_CAPTURE_RULES: readonly CaptureRule[] = [
+  { name: CONVERSATION, url: CHATGPT_CONVERSATION_URL, transports: ["fetch", "xhr"], patch: SEARCH_PATCH },
+  { name: REQUIREMENTS, url: CHATGPT_REQUIREMENTS_URL, transports: ["fetch", "xhr"] },
+];
 
 export interface ChatgptNavigation {
   page: Page;
@@ -58,24 +70,23 @@ export interface ChatgptCapture {
 }
 
 export async function captureChatgptExchange({ page, origin, prompt, signal, deadline }: ChatgptNavigation): Promise<ChatgptCapture> {
-  const capture = await startCapture(
-    page,
-    [
-      { name: CONVERSATION, url: CHATGPT_CONVERSATION_URL, transports: ["fetch", "xhr"], patch: SEARCH_FALLBACK_PATCH },
-      { name: REQUIREMENTS, url: CHATGPT_REQUIREMENTS_URL, transports: ["fetch", "xhr"] },
-    ],
-    PROVIDER,
-  );
+  const capture = await startCapture(page, CHATGPT_CAPTURE_RULES, PROVIDER);
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
-  await openDeepLink(nav, page, chatgptDeepLink(origin, prompt));
-
-  let outcome = await waitForSendOrBlock(nav, capture, DEEP_LINK_SEND_TIMEOUT_MS, signal);
-  if (outcome === "idle") {
-    await sendThroughComposer(nav, page, prompt);
-    outcome = await waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
+  let outcome = nav.onHotLanding(chatgptHome(origin)) ? await sendOnHotPage(nav, capture, page, prompt, signal) : "idle";
+  // a sentinel call the site refused (Turnstile required, 403, 429) is the answer: a deep link would be refused too
+  let refused = outcome === "idle" ? requirementsRefusal(capture) : null;
+  if (outcome !== "sent" && refused === null) {
+    // no hot page, or one that did not send (a modal it grew while idle, a composer it lost): start as a fresh page does
+    await openDeepLink(nav, page, chatgptDeepLink(origin, prompt));
+    outcome = await waitForSendOrBlock(nav, capture, DEEP_LINK_SEND_TIMEOUT_MS, signal);
+    if (outcome === "idle") {
+      const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", timeoutMs: 5_000 });
+      await typeAndSend(nav, page, composer, prompt);
+      outcome = await waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
+    }
+    // the page never sent: a sentinel call the site refused says why
+    refused = outcome === "idle" ? requirementsRefusal(capture) : null;
   }
-  // the page never sent: a sentinel call the site refused (Turnstile required, 403, 429) says why
-  const refused = outcome === "idle" ? requirementsRefusal(capture) : null;
   if (refused === "rate_limited") throw rateLimitFailure();
   if (outcome === "challenge" || refused === "challenge") throw challengeFailure();
   if (outcome === "login_wall") throw loginWallFailure();
@@ -175,9 +186,28 @@ async function loginModal(nav: Navigator): Promise<"login_wall" | null> {
   return null;
 }
 
-/** The deep link filled the composer but did not send, or did not fill it: put the prompt there and send it. */
-async function sendThroughComposer(nav: Navigator, page: Page, prompt: string): Promise<void> {
-  const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", timeoutMs: 5_000 });
+/**
+ * The hot page's composer is waiting: type the prompt and send it. "idle" when there is no composer or nothing was
+ * sent, so that the scrape starts over from the deep link.
+ */
+async function sendOnHotPage(
+  nav: Navigator,
+  capture: CaptureSession,
+  page: Page,
+  prompt: string,
+  signal: AbortSignal,
+): Promise<"sent" | "idle" | BlockKind> {
+  const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", optional: true, timeoutMs: HOT_COMPOSER_TIMEOUT_MS });
+  if (composer === null) return "idle";
+  await typeAndSend(nav, page, composer, prompt);
+  return waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
+}
+
+/**
+ * Puts the prompt in the composer (unless it holds it already, as after a deep link that filled it without sending)
+ * and sends it: the send button, or Enter when the page shows none.
+ */
+async function typeAndSend(nav: Navigator, page: Page, composer: PageElement, prompt: string): Promise<void> {
   const current = await composerText(page);
   if (normaliseText(current ?? "") !== normaliseText(prompt)) {
     if ((current ?? "").trim() !== "") await clearComposer(nav, page, composer);

@@ -15,6 +15,11 @@ export function chatgptDeepLink(origin: string, prompt: string): string {
 
 export const SEARCH_HINT = "search";
 
+/** The home page with an empty composer: the landing a hot page is prepared on (it never carries a prompt). */
+export function chatgptHome(origin: string): string {
+  return `${origin}/`;
+}
+
 /** The composer: the ProseMirror editor, or the element carrying its placeholder (older builds: a textarea). */
 export const CHATGPT_COMPOSER = ["#prompt-textarea", '[placeholder="Ask anything"]', '[contenteditable="true"][role="textbox"]'];
 

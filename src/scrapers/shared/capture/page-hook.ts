@@ -121,8 +121,20 @@ export function captureHookSource(rules: readonly SerializedRule[], hot: HotHook
     if (doc === null || typeof doc !== "object") return text;
     const matches = (patch.when || []).every(([pointer, value]) => JSON.stringify(getAt(doc, pointer)) === JSON.stringify(value));
     if (!matches) return text;
-    for (const [pointer, value] of patch.set) setAt(doc, pointer, value);
-    return JSON.stringify(doc);
+    let changed = false;
+    for (const [pointer, value] of patch.set || []) {
+      setAt(doc, pointer, value);
+      changed = true;
+    }
+    for (const [pointer, item] of patch.include || []) {
+      const list = getAt(doc, pointer);
+      const key = JSON.stringify(item);
+      if (Array.isArray(list) && list.some((entry) => JSON.stringify(entry) === key)) continue;
+      if (Array.isArray(list)) list.push(item);
+      else setAt(doc, pointer, [item]);
+      changed = true;
+    }
+    return changed ? JSON.stringify(doc) : text;
   };
   const readableBody = (body) => {
     if (typeof body === "string") return body;

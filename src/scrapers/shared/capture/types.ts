@@ -54,9 +54,13 @@ export type StreamCapture = Pick<CapturedExchange, "url" | "status" | "contentTy
  * A change applied to an outgoing request body or WebSocket frame before it leaves the page: the navigation engine's
  * fallback when a control cannot be found (the choice is then patched into the request, and verified on the wire).
  * Applies only to JSON bodies / frames; `when` lists pointer/value pairs that must all match (e.g. `["/event", "send"]`).
+ * `set` writes each value at its pointer; `include` makes the array at its pointer hold the item (appended when
+ * missing, the array created when there is none), so what the page already asked for stays. A body that no part of
+ * the patch changes leaves the page byte for byte as it was written.
  */
 export interface OutgoingPatch {
-  set: Array<[pointer: string, value: unknown]>;
+  set?: Array<[pointer: string, value: unknown]>;
+  include?: Array<[pointer: string, item: unknown]>;
   when?: Array<[pointer: string, value: unknown]>;
 }
 

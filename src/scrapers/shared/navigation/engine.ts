@@ -92,6 +92,12 @@ export interface Navigator {
    * scrape did. Never for a URL that carries the prompt.
    */
   goto(url: string, options?: { timeoutMs?: number; landing?: boolean }): Promise<void>;
+  /**
+   * For a provider whose own start does not open its landing (ChatGPT's deep link carries the prompt): true when this
+   * scrape's page is a hot page already on `url`, so the scrape may use it instead. Never navigates; either way `url` is
+   * recorded as the landing the next scrape's page is prepared on.
+   */
+  onHotLanding(url: string): boolean;
   /** The first visible element matching any of the alternative CSS anchors, waiting for one to appear. */
   waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
   waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement>;
@@ -210,6 +216,10 @@ class PageNavigator implements Navigator {
     const timeout = Math.max(1, Math.min(options.timeoutMs ?? 30_000, this.remainingMs()));
     await timeStep(this.context.page, "goto", () => this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout }));
     markPageAction(this.context.page);
+  }
+
+  onHotLanding(url: string): boolean {
+    return skipsLanding(this.context.page, url);
   }
 
   waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
