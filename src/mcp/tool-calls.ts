@@ -7,7 +7,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedKey } from "../auth/api-keys";
-import { InvalidParameterError, NotFoundError, TooManyRequestsError, toServiceError } from "../errors";
+import { InvalidParameterError, NotFoundError, toServiceError } from "../errors";
 import { JOB_NOT_FOUND_DETAIL } from "../http/jobs";
 import { describeValidationError, isCommonParams, type ScrapeParams } from "../params/common-params";
 import { jobStub } from "../jobs/job-record";

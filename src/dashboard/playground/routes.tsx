@@ -13,7 +13,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Account } from "../../accounts/accounts";
 import { getApiKey, listApiKeys } from "../../accounts/keys";
 import { CREDITS_PER_REQUEST } from "../../credits/ledger";
-import { ServiceError, toServiceError, UnauthorizedError } from "../../errors";
+import { toServiceError, UnauthorizedError } from "../../errors";
 import type { AppEnv } from "../../http/app-env";
 import { requestBaseUrl } from "../../http/request-context";
 import { submitJob } from "../../jobs/submit";
