@@ -68,14 +68,18 @@ async function installCapture(page: Page, rules: readonly CaptureRule[], provide
   page.once("close", () => session.pageGone("the page closed"));
   page.browser().once("disconnected", () => session.pageGone("the browser disconnected"));
   const cdp = await page.createCDPSession();
-  await cdp.send("Runtime.enable");
-  await cdp.send("Runtime.addBinding", { name: CAPTURE_BINDING });
   cdp.on("Runtime.bindingCalled", (event: { name: string; payload: string }) => {
     if (event.name === CAPTURE_BINDING) session.receive(event.payload);
   });
   const serialized = serializeCaptureRules(rules);
-  await page.evaluateOnNewDocument(captureHookSource(serialized));
-  for (const rule of rules) if (rule.patch !== undefined) await session.setPatch(rule.name, rule.patch);
+  // Sent together, not one round trip after another: a CDP session runs its commands in the order sent, and nothing
+  // here depends on another's answer. Only the claim below must wait, for the binding to listen.
+  await Promise.all([
+    cdp.send("Runtime.enable").then(() => undefined),
+    cdp.send("Runtime.addBinding", { name: CAPTURE_BINDING }).then(() => undefined),
+    page.evaluateOnNewDocument(captureHookSource(serialized)).then(() => undefined),
+    ...rules.map((rule) => (rule.patch === undefined ? Promise.resolve() : session.setPatch(rule.name, rule.patch))),
+  ]);
   // A hot page already has the hook (buffered since its landing loaded): the binding listens now, so it can stream.
   await claimHotCapture(page, serialized);
   recordCaptureRules(page, serialized);
