@@ -23,10 +23,25 @@ export async function responseCacheKey(scraper: ScraperId, params: ScrapeParams,
   return `v2:${scraper}:${await sha256Hex(JSON.stringify([accountId, canonical]))}`;
 }
 
+/**
+ * Entries this isolate is writing, by key, until KV confirms the write. A synchronous answer goes out before its entry
+ * is written (the write finishes in `waitUntil`): an identical request this isolate serves meanwhile reads it here
+ * instead of missing the cache and scraping again.
+ */
+const writesInFlight = new Map<string, Record<string, unknown>>();
+
 export async function readCachedAnswer(kv: KVNamespace, key: string): Promise<Record<string, unknown> | null> {
-  return kv.get<Record<string, unknown>>(key, "json");
+  return writesInFlight.get(key) ?? kv.get<Record<string, unknown>>(key, "json");
 }
 
+/** Stores `answer` under `key`. Best effort: a failed write is logged (it only costs a later scrape), never thrown. */
 export async function writeCachedAnswer(kv: KVNamespace, key: string, answer: Record<string, unknown>, ttlSeconds: number): Promise<void> {
-  await kv.put(key, JSON.stringify(answer), { expirationTtl: Math.max(MINIMUM_TTL_SECONDS, Math.floor(ttlSeconds)) });
+  writesInFlight.set(key, answer);
+  try {
+    await kv.put(key, JSON.stringify(answer), { expirationTtl: Math.max(MINIMUM_TTL_SECONDS, Math.floor(ttlSeconds)) });
+  } catch (cause) {
+    console.error("could not write the response cache entry; the next identical request scrapes again", cause);
+  } finally {
+    if (writesInFlight.get(key) === answer) writesInFlight.delete(key);
+  }
 }

@@ -55,6 +55,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
         baseUrl: requestBaseUrl(c),
         startedAt: c.get("startedAt"),
         abandoned: c.req.raw.signal,
+        afterResponse: (work) => c.executionCtx.waitUntil(work),
       },
       c.get("apiKey"),
     );

@@ -45,6 +45,12 @@ export interface ScrapeRequest {
    * scrapes hold one of the account's request slots this way (src/limits/request-slot.ts).
    */
   admitBrowserWork?: () => Promise<() => Promise<void>>;
+  /**
+   * Hands over work that must finish but need not hold the answer back (the response cache entry, the status page's
+   * record of this scrape); the synchronous route passes its execution context's `waitUntil`. Without it that work is
+   * awaited before returning.
+   */
+  afterResponse?: (work: Promise<void>) => void;
 }
 
 /** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
@@ -104,7 +110,7 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   if (cacheKey !== null && !request.params.bypass_cache) {
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
     const answer = cached === null ? null : checkedAnswer(provider, cached);
-    if (answer !== null) return finishResponse(env, request, answer, true);
+    if (answer !== null) return finishResponse(env, request, answer, { cached: true });
     // Identical requests in flight share one scrape; a follower's answer counts as a cache hit (src/scrape/coalesce.ts).
     const shared = await coalesceScrape(
       env,
@@ -113,12 +119,15 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
       () => scrapeFresh(env, request, provider, cacheKey, signal, deadline),
       (value) => checkedAnswer(provider, value),
     );
-    return finishResponse(env, request, shared.answer, shared.followed);
+    return finishResponse(env, request, shared.answer, { cached: shared.followed });
   }
-  return finishResponse(env, request, await scrapeFresh(env, request, provider, cacheKey, signal, deadline), false);
+  return finishResponse(env, request, await scrapeFresh(env, request, provider, cacheKey, signal, deadline), { cached: false });
 }
 
-/** One scrape through the browser pool; a valid answer is written to the cache under `cacheKey`. */
+/**
+ * One scrape through the browser pool; a valid answer is written to the cache under `cacheKey` and as this request's
+ * hosted markdown.
+ */
 async function scrapeFresh(
   env: Env,
   request: ScrapeRequest,
@@ -155,13 +164,22 @@ async function scrapeFresh(
     if (error instanceof ScraperDriftError) await recordDrift(env, error);
     throw error;
   }
-  // The slot goes back while the answer is checked and cached: two round trips at once instead of one after the other.
+  // The slot goes back while the answer is checked and stored: the slot, the cache entry and the hosted markdown are
+  // independent round trips, sent together rather than one after another.
   const admissionEnded = endAdmission?.();
   try {
     const answer = checkedAnswer(provider, raw);
     if (answer === null) throw new UnexpectedResultError();
     if (answer.result.trim() === "") throw new UnexpectedResultError();
-    if (cacheKey !== null) await writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
+    // The hosted markdown must be there before `markdown_url` is handed out; the cache entry may land after the answer
+    // went out when the caller can finish work later (this isolate reads its own pending write meanwhile).
+    const answerWaitsFor = [storeHostedMarkdown(env.MARKDOWN, request.jobId, hostedMarkdownOf(answer))];
+    if (cacheKey !== null) {
+      const cacheWritten = writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
+      if (request.afterResponse === undefined) answerWaitsFor.push(cacheWritten);
+      else request.afterResponse(cacheWritten);
+    }
+    await Promise.all(answerWaitsFor);
     return answer;
   } finally {
     await admissionEnded;
@@ -181,8 +199,21 @@ function checkedAnswer(provider: AnyProvider, value: unknown): ScrapeAnswer | nu
   return { result, result_markdown: markdown, ...rest };
 }
 
-async function finishResponse(env: Env, request: ScrapeRequest, answer: ScrapeAnswer, cached: boolean): Promise<ScrapeResponse> {
-  await storeHostedMarkdown(env.MARKDOWN, request.jobId, answer.result_markdown ?? answer.result);
+function hostedMarkdownOf(answer: ScrapeAnswer): string {
+  return answer.result_markdown ?? answer.result;
+}
+
+/**
+ * The response object. An answer this request did not scrape itself (`cached`: read from the cache, or shared by an
+ * identical request's scrape) gets its hosted markdown here; a fresh one already has it (scrapeFresh).
+ */
+async function finishResponse(
+  env: Env,
+  request: ScrapeRequest,
+  answer: ScrapeAnswer,
+  { cached }: { cached: boolean },
+): Promise<ScrapeResponse> {
+  if (cached) await storeHostedMarkdown(env.MARKDOWN, request.jobId, hostedMarkdownOf(answer));
   return {
     scraper: request.scraper,
     status: "done",

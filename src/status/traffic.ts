@@ -27,11 +27,18 @@ export async function observeCustomerScrape(
   try {
     response = await scrape();
   } catch (error) {
-    await recordQuietly(env, { ...base, ok: false, error, latencyMs: Date.now() - startedAt });
+    await record(env, request, { ...base, ok: false, error, latencyMs: Date.now() - startedAt });
     throw error;
   }
-  if (response.cached !== true) await recordQuietly(env, { ...base, ok: true, latencyMs: Date.now() - startedAt });
+  if (response.cached !== true) await record(env, request, { ...base, ok: true, latencyMs: Date.now() - startedAt });
   return response;
+}
+
+/** The outcome is known: a caller that can finish work after responding does not wait for the status page's row. */
+async function record(env: Env, request: ScrapeRequest, outcome: ScrapeOutcome): Promise<void> {
+  const recorded = recordQuietly(env, outcome);
+  if (request.afterResponse === undefined) await recorded;
+  else request.afterResponse(recorded);
 }
 
 async function recordQuietly(env: Env, outcome: ScrapeOutcome): Promise<void> {
