@@ -4,11 +4,7 @@
  * ignored. Everything is read leniently (a node may lack any field); nothing here throws.
  */
 
-type JsonRecord = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isRecord, type JsonRecord } from "../shared/decode/json-record";
 
 function childrenOf(node: JsonRecord): unknown[] {
   const children = node.children;

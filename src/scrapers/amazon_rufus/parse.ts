@@ -24,7 +24,8 @@ import { parseHtml, queryAll, queryOne, textOf } from "../shared/decode/html";
 import { decodeSse, parseSseJson, type SseEvent } from "../shared/decode/sse";
 import { markdownToPlainText } from "../shared/markdown";
 import type { RufusAnswer, RufusProduct } from "./declaration";
-import { cardRating, cardTitle, collapseSpaces, findCards, isRecord, nodeText, type CardNode } from "./node-tree";
+import { isRecord } from "../shared/decode/json-record";
+import { cardRating, cardTitle, collapseSpaces, findCards, nodeText, type CardNode } from "./node-tree";
 
 const DETAIL = {
   challenge: "Amazon answered with a robot check (CAPTCHA) instead of Rufus. Safe to retry.",

@@ -6,8 +6,7 @@
  */
 import { decodeSse, parseSseJson } from "../shared/decode/sse";
 import { applyJsonPatch, getAtPointer, pointerTokens } from "../shared/decode/json-patch";
-
-export type JsonRecord = Record<string, unknown>;
+import { isRecord, type JsonRecord } from "../shared/decode/json-record";
 
 export interface ConversationStream {
   /** The `message` of every message document, in order of first appearance (tool calls, tool results, answer…). */
@@ -261,8 +260,4 @@ function setAt(document: unknown, path: string, value: unknown): OperationOutcom
 
 function escapeToken(token: string): string {
   return token.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,10 +1,6 @@
 /** Narrowing helpers for provider JSON (lenient reading: wrong types read as absent). */
 
-export type JsonRecord = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isRecord, type JsonRecord } from "../shared/decode/json-record";
 
 export function listOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
