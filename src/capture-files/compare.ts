@@ -1,3 +1,4 @@
+import { isRecord } from "../util/json-record";
 /**
  * What moved between the answer a capture recorded and the answer the parser gives now, field by field, so that a
  * failing replay reads as "products[1].title: expected …, got …" rather than as two large JSON documents.
@@ -34,10 +35,6 @@ export function answerDifferences(expected: unknown, actual: unknown, path = "")
   }
   if (Object.is(expected, actual)) return [];
   return [`${here}: expected ${describe(expected)}, got ${describe(actual)}`];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function firstDifference(left: string, right: string): number {

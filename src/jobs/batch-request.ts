@@ -10,6 +10,7 @@ import { type ScrapeParams, describeValidationError, isCommonParams } from "../p
 import { type AnyProvider, type ScraperId, SCRAPER_IDS, acceptedParameterNames, providerById, querySchemaOf } from "../scrapers/registry";
 import { checkWebhookUrlSyntax } from "../webhooks/url-policy";
 import type { WebhookSettingsValues } from "../webhooks/settings";
+import { isRecord } from "../util/json-record";
 
 export const MAX_BATCH_ITEMS = 500;
 const BATCH_FIELDS = ["scraper", "items", "webhook_url"] as const;
@@ -20,10 +21,6 @@ export interface BatchRequest {
   items: ScrapeParams[];
   /** Syntactically checked; where it resolves is checked once the caller is authenticated. */
   webhookUrl: string | null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** An item's values as the query-string schema expects them: strings. */
@@ -41,7 +38,7 @@ function itemAsQuery(index: number, item: Record<string, unknown>): Record<strin
 }
 
 function validateItem(provider: AnyProvider, index: number, item: unknown): ScrapeParams {
-  if (!isPlainObject(item)) throw new InvalidParameterError(`items[${index}]: must be an object of parameters, such as {"prompt": "…"}`);
+  if (!isRecord(item)) throw new InvalidParameterError(`items[${index}]: must be an object of parameters, such as {"prompt": "…"}`);
   const parsed = querySchemaOf(provider).safeParse(itemAsQuery(index, item));
   if (!parsed.success) {
     const accepted = acceptedParameterNames(provider).filter((name) => name !== "api_key");
@@ -56,7 +53,7 @@ function validateItem(provider: AnyProvider, index: number, item: unknown): Scra
 }
 
 export function parseBatchRequest(body: unknown, settings: Pick<WebhookSettingsValues, "allowLoopback">): BatchRequest {
-  if (!isPlainObject(body)) throw new InvalidParameterError('Request body: must be a JSON object {"scraper", "items", "webhook_url"?}');
+  if (!isRecord(body)) throw new InvalidParameterError('Request body: must be a JSON object {"scraper", "items", "webhook_url"?}');
   const unknown = Object.keys(body).filter((name) => !BATCH_FIELDS.some((field) => field === name));
   if (unknown.length > 0) {
     throw new InvalidParameterError(

@@ -3,19 +3,16 @@
  * zod declarations). MCP tool schemas must stand alone, so `#/components/schemas/...` references are inlined.
  */
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
+import { isRecord } from "../util/json-record";
 
 const COMPONENT_PREFIX = "#/components/schemas/";
 
 /** Our schemas are not recursive; the bound only guards against a future recursive type looping forever. */
 const MAX_DEPTH = 16;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function inline(document: OpenAPIObject, value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((item) => inline(document, item, depth));
-  if (!isPlainObject(value)) return value;
+  if (!isRecord(value)) return value;
   const reference = value.$ref;
   if (typeof reference === "string" && reference.startsWith(COMPONENT_PREFIX)) {
     const target = document.components?.schemas?.[reference.slice(COMPONENT_PREFIX.length)];
@@ -29,5 +26,5 @@ function inline(document: OpenAPIObject, value: unknown, depth: number): unknown
 /** `schema` with every component reference replaced by the component itself. */
 export function standaloneSchema(document: OpenAPIObject, schema: SchemaObject | ReferenceObject): Record<string, unknown> {
   const inlined = inline(document, schema, 0);
-  return isPlainObject(inlined) ? inlined : {};
+  return isRecord(inlined) ? inlined : {};
 }

@@ -1,3 +1,4 @@
+import { isRecord } from "../../util/json-record";
 /**
  * The fields of a scrape response arranged for reading, whatever the scraper: the viewer knows no provider. Every
  * field beside the common ones becomes
@@ -91,10 +92,6 @@ export function humanise(field: string): string {
   if (title !== undefined) return title;
   const words = field.replaceAll("_", " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function isHttpUrl(text: string): boolean {

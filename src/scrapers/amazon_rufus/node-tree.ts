@@ -4,7 +4,7 @@
  * ignored. Everything is read leniently (a node may lack any field); nothing here throws.
  */
 
-import { isRecord, type JsonRecord } from "../shared/decode/json-record";
+import { isRecord, type JsonRecord } from "../../util/json-record";
 
 function childrenOf(node: JsonRecord): unknown[] {
   const children = node.children;

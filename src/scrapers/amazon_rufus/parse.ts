@@ -24,7 +24,7 @@ import { parseHtml, queryAll, queryOne, textOf } from "../shared/decode/html";
 import { decodeSse, parseSseJson, type SseEvent } from "../shared/decode/sse";
 import { markdownToPlainText } from "../shared/markdown";
 import type { RufusAnswer, RufusProduct } from "./declaration";
-import { isRecord } from "../shared/decode/json-record";
+import { isRecord } from "../../util/json-record";
 import { cardRating, cardTitle, collapseSpaces, findCards, nodeText, type CardNode } from "./node-tree";
 
 const DETAIL = {

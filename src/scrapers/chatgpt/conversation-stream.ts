@@ -6,7 +6,7 @@
  */
 import { decodeSse, parseSseJson } from "../shared/decode/sse";
 import { applyJsonPatch, getAtPointer, pointerTokens } from "../shared/decode/json-patch";
-import { isRecord, type JsonRecord } from "../shared/decode/json-record";
+import { isRecord, type JsonRecord } from "../../util/json-record";
 
 export interface ConversationStream {
   /** The `message` of every message document, in order of first appearance (tool calls, tool results, answer…). */

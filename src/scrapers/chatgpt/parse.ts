@@ -6,7 +6,7 @@ import { UpstreamError } from "../../errors";
 import type { StreamCapture } from "../shared/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
-import { isRecord, type JsonRecord } from "../shared/decode/json-record";
+import { isRecord, type JsonRecord } from "../../util/json-record";
 import { type ConversationStream, readConversationStream } from "./conversation-stream";
 import type { ChatgptParsedAnswer } from "./declaration";
 import { CHATGPT_DETAIL as DETAIL, challengeFailure, emptyAnswerFailure, loginWallFailure, rateLimitFailure } from "./failures";

@@ -4,7 +4,7 @@
  */
 import MarkdownIt from "markdown-it";
 import type { Token } from "markdown-it";
-import { isRecord } from "../shared/decode/json-record";
+import { isRecord } from "../../util/json-record";
 
 /** A whole marker: `\ue200` type `\ue202` arguments… `\ue201`. */
 const MARKER = /\ue200[^\ue200\ue201]*\ue201/g;

@@ -15,8 +15,7 @@ import { markdownToPlainText } from "../shared/markdown";
 import type { CopilotCitation, CopilotParsedAnswer } from "./declaration";
 import { decodeFrame, frameText } from "./frames";
 import { isInternalUrl, markdownLinkTargets, normaliseAnswerUrl } from "./urls";
-
-type JsonRecord = Record<string, unknown>;
+import { isRecord, type JsonRecord } from "../../util/json-record";
 
 /** What the parser needs of the chat WebSocket exchange. */
 export type ChatCapture = Pick<CapturedExchange, "status" | "frames" | "complete" | "error">;
@@ -66,10 +65,6 @@ export interface ChatReading {
   malformed: boolean;
   /** How many frames the server sent after `send`. */
   receivedFrames: number;
-}
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function stringOrNull(value: unknown): string | null {

@@ -10,8 +10,7 @@ import { markdownToPlainText } from "../shared/markdown";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { decodeNdjson } from "../shared/decode/ndjson";
 import type { StreamCapture } from "../shared/capture/types";
-
-type JsonRecord = Record<string, unknown>;
+import { isRecord, type JsonRecord, listOf } from "../../util/json-record";
 
 interface StreamedToken {
   text: string;
@@ -420,14 +419,6 @@ function parenthesesBalanced(text: string): boolean {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Narrowing helpers
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function listOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
 
 /** Streamed search results come as `{results:[…]}`; a bare list is accepted too. */
 function resultsOf(value: unknown): unknown[] {

@@ -1,10 +1,6 @@
 /** Narrowing helpers for provider JSON (lenient reading: wrong types read as absent). */
 
-export { isRecord, type JsonRecord } from "../shared/decode/json-record";
-
-export function listOf(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
+export { isRecord, type JsonRecord, listOf } from "../../util/json-record";
 
 /** A string with its surrounding whitespace removed, or null when it is not a string or is blank. */
 export function trimmedOrNull(value: unknown): string | null {
