@@ -27,6 +27,8 @@ const SETTLE_TIMEOUT_MS = 10_000;
 const CITATION_GRACE_MS = 5_000;
 /** The newest response counts as settled once it went this long without a node added or removed. */
 const CHIPS_QUIET_MS = 50;
+/** How often the page looks again once quiet but without citations yet (they may render seconds later). */
+const CHIPS_RECHECK_MS = 20;
 const CHIPS_SETTLE_TIMEOUT_MS = 5_000;
 const CARDS_TIMEOUT_MS = 5_000;
 const CHIP_CARD_TIMEOUT_MS = 2_000;
@@ -65,7 +67,7 @@ export async function captureGeminiAnswer({ page, origin, prompt, language, sign
   });
   verifyStreamRequest(exchange, prompt, language);
   // Only a complete answer needs its citations; failures are decided from the exchange alone.
-  const dialogCards = exchange.status === 200 && readGeminiWire(exchange.chunks).completed ? await waitForCitations(nav, page) : [];
+  const dialogCards = exchange.status === 200 && readGeminiWire(exchange.chunks).completed ? await waitForCitations(nav, page, signal) : [];
   const snapshot = await timeStep(page, "snapshot", () => snapshotPage(page));
   return { exchange, snapshot: { ...snapshot, sourceCardsHtml: [...snapshot.sourceCardsHtml, ...dialogCards] } };
 }
@@ -166,13 +168,16 @@ async function requestStarted(capture: CaptureSession, signal: AbortSignal, time
  * the Sources button (side panel), else each chip in turn (a chip opens the side panel or a dialog with its cards).
  * Returns the cards seen in chip dialogs, which close again.
  */
-async function waitForCitations(nav: Navigator, page: Page): Promise<string[]> {
+async function waitForCitations(nav: Navigator, page: Page, signal: AbortSignal): Promise<string[]> {
+  // The chips' quiet window is counted in the page from now, while the answer settles and its citations show, rather
+  // than from the moment the citations were seen.
+  const chipsSettled = watchChipsSettle(nav, page, signal);
   await nav.waitForCondition(GEMINI_CONDITIONS.responseSettled, { timeoutMs: SETTLE_TIMEOUT_MS, what: "response_settled" });
   if (
     !(await nav.waitForCondition(GEMINI_CONDITIONS.citationsShown, { timeoutMs: CITATION_GRACE_MS, pollMs: 200, what: "citations_shown" }))
   )
     return [];
-  await timeStep(page, "chips_settle", () => waitForChipsToSettle(nav, page));
+  await timeStep(page, "chips_settle", () => chipsSettled);
   if (!(await nav.waitForCondition(GEMINI_CONDITIONS.cardsMissing, { timeoutMs: 0 }))) return [];
 
   const button =
@@ -228,26 +233,40 @@ async function findOptionalByName(nav: Navigator, names: readonly string[], what
 
 /**
  * Chips render in one go on the real site as far as known; wait until the newest response stops changing anyway
- * (bounded). The page itself watches: it resolves once its response went CHIPS_QUIET_MS without a node added or removed,
- * so chips already rendered cost one quiet window, not a fixed pause between two counts from outside.
+ * (bounded). The page itself watches: it resolves once citations show in its newest response and that response went
+ * CHIPS_QUIET_MS without a node added or removed, so chips that rendered with the text cost what is left of one quiet
+ * window, not a pause after they were seen. Never rejects (a page that closes or navigates ends the wait).
  */
-async function waitForChipsToSettle(nav: Navigator, page: Page): Promise<void> {
-  const timeoutMs = Math.min(CHIPS_SETTLE_TIMEOUT_MS, nav.remainingMs());
-  nav.throwIfAborted();
-  await page.evaluate(responseQuiet(CHIPS_QUIET_MS, timeoutMs)).catch(() => undefined);
+function watchChipsSettle(nav: Navigator, page: Page, signal: AbortSignal): Promise<void> {
+  const timeoutMs = Math.min(SETTLE_TIMEOUT_MS + CITATION_GRACE_MS + CHIPS_SETTLE_TIMEOUT_MS, nav.remainingMs());
+  if (signal.aborted) return Promise.resolve();
+  return page.evaluate(chipsQuiet(CHIPS_QUIET_MS, timeoutMs)).then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
-/** In-page: resolves after `quietMs` without a childList mutation in the newest response, or after `timeoutMs`. */
-function responseQuiet(quietMs: number, timeoutMs: number): string {
+/**
+ * In-page: resolves true once the newest response shows citations and went `quietMs` without a childList mutation
+ * (counted from when the watch started at the earliest), false after `timeoutMs` or when there is no response.
+ */
+function chipsQuiet(quietMs: number, timeoutMs: number): string {
   return `new Promise((resolve) => {
   const response = Array.from(document.querySelectorAll(${JSON.stringify(GEMINI_DOM.response)})).pop();
   if (!response) return resolve(false);
-  let quiet;
-  const done = (settled) => { observer.disconnect(); clearTimeout(quiet); clearTimeout(limit); resolve(settled); };
-  const observer = new MutationObserver(() => { clearTimeout(quiet); quiet = setTimeout(() => done(true), ${quietMs}); });
+  let changedAt = performance.now();
+  let next;
+  const observer = new MutationObserver(() => { changedAt = performance.now(); });
+  const done = (settled) => { observer.disconnect(); clearTimeout(next); clearTimeout(limit); resolve(settled); };
+  const check = () => {
+    const quietFor = performance.now() - changedAt;
+    if (quietFor < ${quietMs}) next = setTimeout(check, Math.ceil(${quietMs} - quietFor));
+    else if (${GEMINI_CONDITIONS.citationsShown}) done(true);
+    else next = setTimeout(check, ${CHIPS_RECHECK_MS});
+  };
   observer.observe(response, { childList: true, subtree: true });
-  quiet = setTimeout(() => done(true), ${quietMs});
   const limit = setTimeout(() => done(false), ${timeoutMs});
+  check();
 })`;
 }
 

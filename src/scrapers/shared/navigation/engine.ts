@@ -408,13 +408,28 @@ class PageNavigator implements Navigator {
     }
   }
 
+  /**
+   * The first rendered, visible element matching the anchors, tried in order. One round trip finds it (the page matches
+   * the selectors itself; an invalid selector matches nothing) and one resolves it to its node, whatever the number of
+   * anchors: a wait that polls several anchors, or a block check that finds nothing, no longer costs two round trips per
+   * selector and four per element.
+   */
   private async firstVisible(anchors: readonly string[]): Promise<PageElement | null> {
-    for (const anchor of anchors) {
-      for (const element of await this.queryAll(anchor)) {
-        if ((await this.callOn(element, IS_VISIBLE)) === true) return element;
-      }
+    if (anchors.length === 0) return null;
+    const cdp = await this.session();
+    try {
+      const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression: firstVisibleExpression(anchors) });
+      const objectId = result.objectId;
+      if (objectId === undefined) return null;
+      // Sent together: a session runs its commands in the order sent, so the node is described before its handle goes.
+      const [described] = await Promise.all([
+        exceptionDetails === undefined && result.subtype === "node" ? cdp.send("DOM.describeNode", { objectId }) : null,
+        cdp.send("Runtime.releaseObject", { objectId }).catch(() => undefined),
+      ]);
+      return described === null ? null : { backendNodeId: described.node.backendNodeId };
+    } catch {
+      return null;
     }
-    return null;
   }
 
   /** Every element matching a CSS selector, in document order (an invalid selector matches nothing). */
@@ -491,6 +506,23 @@ const IS_VISIBLE = `function () {
   if (style.visibility === "hidden" || style.display === "none") return false;
   return this.getClientRects().length > 0;
 }`;
+
+/** In-page: the first element matching one of `anchors` (in their order, then document order) that IS_VISIBLE, or null. */
+function firstVisibleExpression(anchors: readonly string[]): string {
+  return `(() => {
+  const isVisible = ${IS_VISIBLE};
+  for (const selector of ${JSON.stringify(anchors)}) {
+    let matches;
+    try {
+      matches = document.querySelectorAll(selector);
+    } catch {
+      continue;
+    }
+    for (const element of matches) if (isVisible.call(element)) return element;
+  }
+  return null;
+})()`;
+}
 
 /**
  * In-page: whether a modal sits over the element's centre (a sign-in modal covering the composer). The element found at

@@ -1,0 +1,81 @@
+/**
+ * How the navigation engine picks an element among a control's anchors, with real Chromium: in the anchors' order, then
+ * document order; visible elements only; an invalid selector matches nothing; a block signature counts only when shown.
+ */
+import type { Page } from "@cloudflare/puppeteer";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { withScrapePage } from "../../src/browser/browser-provider";
+import { ScraperDriftError } from "../../src/errors";
+import { createNavigator, type Navigator, type PageElement } from "../../src/scrapers/shared/navigation/engine";
+
+/** Runs `use` with a navigator on a page holding `html` (the capture bench stands in for a provider: no replica needed). */
+function onPage<T>(country: string, html: string, use: (nav: Navigator, page: Page) => Promise<T>): Promise<T> {
+  const request = {
+    country,
+    provider: "capture-lab",
+    allowedDomains: ["127.0.0.1"],
+    signal: AbortSignal.timeout(60_000),
+    deadline: Date.now() + 60_000,
+  };
+  return withScrapePage(env, request, async (page) => {
+    await page.setContent(html);
+    return use(createNavigator({ page, signal: AbortSignal.timeout(60_000), deadline: Date.now() + 60_000, provider: "test" }), page);
+  });
+}
+
+/** Which element `element` is: clicks it, and the page records the id of what was clicked. */
+async function idOf(nav: Navigator, page: Page, element: PageElement | null): Promise<string | null> {
+  if (element === null) return null;
+  await page.evaluate(`window.clicked = null`);
+  await nav.click(element);
+  const clicked: unknown = await page.evaluate(`window.clicked`);
+  return typeof clicked === "string" ? clicked : null;
+}
+
+const BUTTONS = `<script>document.addEventListener("click", (event) => { window.clicked = event.target.id || null; }, true);</script>
+<button id="hidden-by-display" class="send" style="display: none">Send</button>
+<div style="display: none"><button id="inside-hidden-parent" class="send">Send</button></div>
+<button id="hidden-by-visibility" class="send" style="visibility: hidden">Send</button>
+<button id="visible-send" class="send">Send</button>
+<button id="other" class="other">Other</button>
+<button id="late-send" class="send">Send</button>`;
+
+describe("navigation engine: anchors", () => {
+  it("takes the first visible match of the first anchor that has one, skipping invalid selectors", async () => {
+    const picked = await onPage("IE", BUTTONS, async (nav, page) => ({
+      ordered: await idOf(nav, page, await nav.waitForAnchor(["button[", "button.send", "button.other"], { what: "send", timeoutMs: 0 })),
+      otherFirst: await idOf(nav, page, await nav.waitForAnchor(["button.other", "button.send"], { what: "send", timeoutMs: 0 })),
+      onlyInvalid: await nav.waitForAnchor(["button[", ":nope("], { what: "send", timeoutMs: 0, optional: true }),
+      onlyHidden: await nav.waitForAnchor(["#hidden-by-display", "#inside-hidden-parent", "#hidden-by-visibility"], {
+        what: "send",
+        timeoutMs: 0,
+        optional: true,
+      }),
+      none: await nav.waitForAnchor([], { what: "send", timeoutMs: 0, optional: true }),
+    }));
+    expect(picked).toEqual({ ordered: "visible-send", otherFirst: "other", onlyInvalid: null, onlyHidden: null, none: null });
+  });
+
+  it("waits for an anchor that becomes visible, and a required one that never does is drift naming the control", async () => {
+    const html = `${BUTTONS}<script>setTimeout(() => { document.getElementById("hidden-by-display").style.display = "inline-block"; }, 300);</script>`;
+    const outcome = await onPage("IE", html, async (nav, page) => ({
+      appeared: await idOf(nav, page, await nav.waitForAnchor(["#hidden-by-display"], { what: "send", timeoutMs: 5_000 })),
+      missing: await nav.waitForAnchor(["#inside-hidden-parent"], { what: "composer", timeoutMs: 200 }).then(
+        () => "found",
+        (error: unknown) => (error instanceof ScraperDriftError ? error.driftCode : String(error)),
+      ),
+    }));
+    expect(outcome.appeared).toBe("hidden-by-display");
+    expect(outcome.missing).toBe("test.composer_missing");
+  });
+
+  it("a block signature counts only when its element is visible", async () => {
+    const signatures = { challenge: { selectors: ["button[", "#turnstile"] }, loginWall: { modalSelectors: ['[role="dialog"] a'] } };
+    const hidden = `<div id="turnstile" style="display: none"></div><div role="dialog" style="visibility: hidden"><a href="#">Sign in</a></div>`;
+    const shown = `<div role="dialog"><a href="#">Sign in</a></div>`;
+    expect(await onPage("IE", hidden, (nav) => nav.detectBlock(signatures))).toBeNull();
+    expect(await onPage("IE", shown, (nav) => nav.detectBlock(signatures))).toBe("login_wall");
+    expect(await onPage("IE", `${shown}<div id="turnstile">Verify</div>`, (nav) => nav.detectBlock(signatures))).toBe("challenge");
+  });
+});
