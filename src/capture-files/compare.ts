@@ -1,8 +1,8 @@
-import { isRecord } from "../util/json-record";
 /**
  * What moved between the answer a capture recorded and the answer the parser gives now, field by field, so that a
  * failing replay reads as "products[1].title: expected …, got …" rather than as two large JSON documents.
  */
+import { isRecord } from "../util/json-record";
 
 const EXCERPT_CHARS = 60;
 

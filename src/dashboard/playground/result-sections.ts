@@ -1,4 +1,3 @@
-import { isRecord } from "../../util/json-record";
 /**
  * The fields of a scrape response arranged for reading, whatever the scraper: the viewer knows no provider. Every
  * field beside the common ones becomes
@@ -9,6 +8,7 @@ import { isRecord } from "../../util/json-record";
  * - a detail when it is a single value or object (model, mode, conversation).
  * Machine-readable fields (`*_json`, e.g. `result_markdown_json`) are left to the raw JSON.
  */
+import { isRecord } from "../../util/json-record";
 
 export interface CardLine {
   label: string;

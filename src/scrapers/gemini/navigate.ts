@@ -67,7 +67,7 @@ export async function captureGeminiAnswer({ page, origin, prompt, language, sign
   });
   verifyStreamRequest(exchange, prompt, language);
   // Only a complete answer needs its citations; failures are decided from the exchange alone.
-  const dialogCards = exchange.status === 200 && readGeminiWire(exchange.chunks).completed ? await waitForCitations(nav, page, signal) : [];
+  const dialogCards = exchange.status === 200 && readGeminiWire(exchange.chunks).completed ? await waitForCitations(nav, page) : [];
   const snapshot = await timeStep(page, "snapshot", () => snapshotPage(page));
   return { exchange, snapshot: { ...snapshot, sourceCardsHtml: [...snapshot.sourceCardsHtml, ...dialogCards] } };
 }
@@ -168,10 +168,10 @@ async function requestStarted(capture: CaptureSession, signal: AbortSignal, time
  * the Sources button (side panel), else each chip in turn (a chip opens the side panel or a dialog with its cards).
  * Returns the cards seen in chip dialogs, which close again.
  */
-async function waitForCitations(nav: Navigator, page: Page, signal: AbortSignal): Promise<string[]> {
+async function waitForCitations(nav: Navigator, page: Page): Promise<string[]> {
   // The chips' quiet window is counted in the page from now, while the answer settles and its citations show, rather
   // than from the moment the citations were seen.
-  const chipsSettled = watchChipsSettle(nav, page, signal);
+  const chipsSettled = watchChipsSettle(nav, page);
   await nav.waitForCondition(GEMINI_CONDITIONS.responseSettled, { timeoutMs: SETTLE_TIMEOUT_MS, what: "response_settled" });
   if (
     !(await nav.waitForCondition(GEMINI_CONDITIONS.citationsShown, { timeoutMs: CITATION_GRACE_MS, pollMs: 200, what: "citations_shown" }))
@@ -237,9 +237,9 @@ async function findOptionalByName(nav: Navigator, names: readonly string[], what
  * CHIPS_QUIET_MS without a node added or removed, so chips that rendered with the text cost what is left of one quiet
  * window, not a pause after they were seen. Never rejects (a page that closes or navigates ends the wait).
  */
-function watchChipsSettle(nav: Navigator, page: Page, signal: AbortSignal): Promise<void> {
+function watchChipsSettle(nav: Navigator, page: Page): Promise<void> {
+  // bounded by the caller's deadline; an aborted scrape stops at its next wait, which throws
   const timeoutMs = Math.min(SETTLE_TIMEOUT_MS + CITATION_GRACE_MS + CHIPS_SETTLE_TIMEOUT_MS, nav.remainingMs());
-  if (signal.aborted) return Promise.resolve();
   return page.evaluate(chipsQuiet(CHIPS_QUIET_MS, timeoutMs)).then(
     () => undefined,
     () => undefined,
