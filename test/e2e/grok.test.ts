@@ -286,11 +286,12 @@ describe("grok on every replica layout", () => {
     await replicaControl("reset", { provider: "grok" });
   });
 
-  it("the replica serves at least two layouts", async () => {
-    expect((await replicaLayouts("grok")).length).toBeGreaterThanOrEqual(2);
+  const layouts = ["classic", "described", "legacy"];
+  it("every layout the replica serves is run below (a layout added to the replica fails here until it is)", async () => {
+    expect([...(await replicaLayouts("grok"))].sort()).toEqual([...layouts].sort());
   });
 
-  for (const layout of ["classic", "described", "legacy"]) {
+  for (const layout of layouts) {
     for (const mode of ["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"] as const) {
       it(`${layout} layout, ${mode}: every field, the mode chosen on the page and verified on the wire`, async () => {
         await replicaControl("layout", { provider: "grok", layout });
