@@ -150,7 +150,10 @@ async function usePage<T>(
     try {
       return await work(page);
     } finally {
-      await steps.time("close_page", close);
+      // Sent, not waited for: the session's commands reach Chromium before the disconnect below, and Chromium disposes
+      // the context whether or not the connection is still there to hear the reply (~10 ms a scrape's answer no longer
+      // waits for). A context that survives anyway is closed by the next scrape on the session (takeWarmPage).
+      void close();
       // normally long done: it started when this scrape's answer request did
       const next: NextPage | null = nextPage;
       if (next !== null) await steps.time("warm_page_ready", () => readyWithin(next, NEXT_PAGE_GRACE_MS));

@@ -6,6 +6,8 @@ import type { Page } from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { withScrapePage } from "../../src/browser/browser-provider";
+import { devtoolsBinding } from "../../src/browser/devtools-binding";
+import { puppeteer } from "../../src/browser/session";
 import { ScraperDriftError } from "../../src/errors";
 import { createNavigator, type Navigator, type PageElement } from "../../src/scrapers/shared/navigation/engine";
 
@@ -77,5 +79,49 @@ describe("navigation engine: anchors", () => {
     expect(await onPage("IE", hidden, (nav) => nav.detectBlock(signatures))).toBeNull();
     expect(await onPage("IE", shown, (nav) => nav.detectBlock(signatures))).toBe("login_wall");
     expect(await onPage("IE", `${shown}<div id="turnstile">Verify</div>`, (nav) => nav.detectBlock(signatures))).toBe("challenge");
+  });
+
+  it("a modal over the composer is a sign-in wall; challenge text counts only on a page without a composer", async () => {
+    const signatures = {
+      challenge: { selectors: ["#turnstile"], text: [/just a moment/i] },
+      loginWall: { modalSelectors: ['[role="dialog"] a'] },
+    };
+    const composer = `<textarea id="composer"></textarea>`;
+    const cover = `<div role="dialog" aria-modal="true" style="position: fixed; inset: 0; background: white">Continue with an account</div>`;
+    const check = (html: string, withComposer: boolean) =>
+      onPage("IE", html, async (nav) =>
+        nav.detectBlock(signatures, withComposer ? await nav.waitForAnchor(["#composer"], { what: "composer", timeoutMs: 0 }) : null),
+      );
+    expect(await check(`${composer}${cover}`, true)).toBe("login_wall");
+    expect(await check(`${composer}<p>Ask anything</p>`, true)).toBeNull();
+    expect(await check(`<p>Just a moment…</p>`, false)).toBe("challenge");
+    expect(await check(`${composer}<p>Just a moment…</p>`, true)).toBeNull();
+    expect(await check(`<p>Ask anything</p>`, false)).toBeNull();
+  });
+});
+
+describe("browser layer: a scrape's page after its answer", () => {
+  it("is closed by the scrape itself, without waiting for the next scrape on the session", async () => {
+    const used = await withScrapePage(
+      env,
+      {
+        country: "IE",
+        provider: "capture-lab",
+        allowedDomains: ["127.0.0.1"],
+        signal: AbortSignal.timeout(60_000),
+        deadline: Date.now() + 60_000,
+      },
+      async (page) => ({ sessionId: page.browser().sessionId(), contextId: page.browserContext().id }),
+    );
+    expect(used.contextId).toEqual(expect.any(String));
+    // Chromium disposes the context on its own time after the disconnect: looked at until it is gone (or 5 s passed)
+    let contexts: (string | undefined)[] = [];
+    for (const until = Date.now() + 5_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      const browser = await puppeteer.connect(devtoolsBinding(env.BROWSER), used.sessionId);
+      contexts = browser.browserContexts().map((context) => context.id);
+      await browser.disconnect();
+      if (!contexts.includes(used.contextId)) break;
+    }
+    expect(contexts).not.toContain(used.contextId);
   });
 });

@@ -359,17 +359,48 @@ class PageNavigator implements Navigator {
     const url = this.context.page.url();
     if ((signatures.challenge?.urls ?? []).some((pattern) => pattern.test(url))) return "challenge";
     if ((signatures.loginWall?.urls ?? []).some((pattern) => pattern.test(url))) return "login_wall";
-    if ((await this.firstVisible(signatures.challenge?.selectors ?? [])) !== null) return "challenge";
-    if ((await this.firstVisible(signatures.loginWall?.modalSelectors ?? [])) !== null) return "login_wall";
-    if (composer !== null && (await this.callOn(composer, COVERED_BY_MODAL)) === true) return "login_wall";
     const challengeText = signatures.challenge?.text ?? [];
-    if (composer === null && challengeText.length > 0) {
-      const text = await this.context.page
-        .evaluate(`document.title + "\\n" + (document.body ? document.body.innerText : "")`)
-        .catch(() => "");
+    const seen = await this.blockInPage(
+      blockCheckFunction(signatures.challenge?.selectors ?? [], signatures.loginWall?.modalSelectors ?? [], challengeText.length > 0),
+      composer,
+    );
+    if (seen === "challenge" || seen === "login_wall") return seen;
+    if (typeof seen === "object" && seen !== null) {
+      const text: unknown = Reflect.get(seen, "text");
       if (typeof text === "string" && challengeText.some((pattern) => pattern.test(text))) return "challenge";
     }
     return null;
+  }
+
+  /**
+   * Runs a block check in the page: on the composer when there is one (resolved, called and released in two round
+   * trips), else as one evaluation. A composer that went away is checked as none, but without the page text (the text
+   * check is for pages that never had a composer). Anything that fails counts as no evidence.
+   */
+  private async blockInPage(check: string, composer: PageElement | null): Promise<unknown> {
+    const cdp = await this.session();
+    try {
+      if (composer !== null) {
+        const { object } = await cdp.send("DOM.resolveNode", { backendNodeId: composer.backendNodeId }).catch(() => ({ object: null }));
+        const objectId = object?.objectId;
+        if (objectId !== undefined) {
+          // Sent together: a session runs its commands in the order sent, so the call is done before its handle goes.
+          const [{ result }] = await Promise.all([
+            cdp.send("Runtime.callFunctionOn", {
+              objectId,
+              functionDeclaration: `function () { return (${check})(this, false); }`,
+              returnByValue: true,
+            }),
+            cdp.send("Runtime.releaseObject", { objectId }).catch(() => undefined),
+          ]);
+          return result.value;
+        }
+      }
+      const { result } = await cdp.send("Runtime.evaluate", { expression: `(${check})(null, ${composer === null})`, returnByValue: true });
+      return result.value;
+    } catch {
+      return undefined;
+    }
   }
 
   async waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number; what?: string }): Promise<boolean> {
@@ -537,6 +568,29 @@ const COVERED_BY_MODAL = `function () {
   if (top.closest(modal) !== null) return true;
   return [...document.querySelectorAll('[aria-modal="true"], dialog[open]')].some((dialog) => dialog.getClientRects().length > 0 && getComputedStyle(dialog).visibility !== "hidden");
 }`;
+
+/**
+ * In-page `(composer, withText) => …`: the block the page shows, checked in this order: a visible challenge element
+ * ("challenge"), a visible sign-in modal ("login_wall"), a modal over the composer ("login_wall"); else, when `withText`,
+ * `{ text }` (title and body text, matched against the challenge texts outside the page), else null.
+ */
+function blockCheckFunction(challengeSelectors: readonly string[], modalSelectors: readonly string[], textWanted: boolean): string {
+  return `(composer, withText) => {
+  const isVisible = ${IS_VISIBLE};
+  const anyVisible = (selectors) => selectors.some((selector) => {
+    try {
+      return [...document.querySelectorAll(selector)].some((element) => isVisible.call(element));
+    } catch {
+      return false;
+    }
+  });
+  if (anyVisible(${JSON.stringify(challengeSelectors)})) return "challenge";
+  if (anyVisible(${JSON.stringify(modalSelectors)})) return "login_wall";
+  if (composer !== null && (${COVERED_BY_MODAL}).call(composer)) return "login_wall";
+  if (withText && ${textWanted}) return { text: document.title + "\\n" + (document.body ? document.body.innerText : "") };
+  return null;
+}`;
+}
 
 async function documentBackendId(cdp: CDPSession): Promise<number> {
   const { root } = await cdp.send("DOM.getDocument", { depth: 0 });
