@@ -5,7 +5,7 @@
  */
 import { withScrapePage } from "../browser/browser-provider";
 import type { ScrapeRecorder } from "../capture-files/recording";
-import { hostedMarkdownUrl, storeHostedMarkdown } from "../cache/hosted-markdown";
+import { hostedMarkdownUrl, storeHostedMarkdown, storeHostedMarkdownAfterResponse } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
 import { ClientClosedRequestError, NotFoundError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
@@ -171,9 +171,9 @@ async function scrapeFresh(
     const answer = checkedAnswer(provider, raw);
     if (answer === null) throw new UnexpectedResultError();
     if (answer.result.trim() === "") throw new UnexpectedResultError();
-    // The hosted markdown must be there before `markdown_url` is handed out; the cache entry may land after the answer
-    // went out when the caller can finish work later (this isolate reads its own pending write meanwhile).
-    const answerWaitsFor = [storeHostedMarkdown(env.MARKDOWN, request.jobId, hostedMarkdownOf(answer))];
+    // The cache entry and the hosted markdown land after the answer went out when the caller can finish work later
+    // (this isolate reads its own pending cache write meanwhile; the /md/ route waits for a document still landing).
+    const answerWaitsFor = [publishHostedMarkdown(env, request, answer)];
     if (cacheKey !== null) {
       const cacheWritten = writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
       if (request.afterResponse === undefined) answerWaitsFor.push(cacheWritten);
@@ -204,6 +204,20 @@ function hostedMarkdownOf(answer: ScrapeAnswer): string {
 }
 
 /**
+ * Writes this request's hosted markdown. A caller that can finish work after responding (the synchronous route) gets
+ * its answer first: the KV write was ~10 ms of a fresh answer's overhead and one of a cached answer's three round trips
+ * (docs/performance.md). Otherwise (a job, whose result is published when the pipeline returns) it is awaited.
+ */
+async function publishHostedMarkdown(env: Env, request: ScrapeRequest, answer: ScrapeAnswer): Promise<void> {
+  const markdown = hostedMarkdownOf(answer);
+  if (request.afterResponse === undefined) {
+    await storeHostedMarkdown(env.MARKDOWN, request.jobId, markdown);
+    return;
+  }
+  request.afterResponse(storeHostedMarkdownAfterResponse(env.MARKDOWN, request.jobId, markdown));
+}
+
+/**
  * The response object. An answer this request did not scrape itself (`cached`: read from the cache, or shared by an
  * identical request's scrape) gets its hosted markdown here; a fresh one already has it (scrapeFresh).
  */
@@ -213,7 +227,7 @@ async function finishResponse(
   answer: ScrapeAnswer,
   { cached }: { cached: boolean },
 ): Promise<ScrapeResponse> {
-  if (cached) await storeHostedMarkdown(env.MARKDOWN, request.jobId, hostedMarkdownOf(answer));
+  if (cached) await publishHostedMarkdown(env, request, answer);
   return {
     scraper: request.scraper,
     status: "done",
