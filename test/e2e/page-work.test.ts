@@ -1,6 +1,8 @@
 /**
  * How the navigation engine picks an element among a control's anchors, with real Chromium: in the anchors' order, then
  * document order; visible elements only; an invalid selector matches nothing; a block signature counts only when shown.
+ * Elements by role: the narrowed lookup (src/scrapers/shared/navigation/role-lookup.ts) finds exactly what Chromium's
+ * own tree query finds. And the browser layer closes a scrape's page itself once the answer is in.
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
@@ -10,6 +12,7 @@ import { devtoolsBinding } from "../../src/browser/devtools-binding";
 import { puppeteer } from "../../src/browser/session";
 import { ScraperDriftError } from "../../src/errors";
 import { createNavigator, type Navigator, type PageElement } from "../../src/scrapers/shared/navigation/engine";
+import { candidatesByTree, type RoleCandidate, roleCandidates } from "../../src/scrapers/shared/navigation/role-lookup";
 
 /** Runs `use` with a navigator on a page holding `html` (the capture bench stands in for a provider: no replica needed). */
 function onPage<T>(country: string, html: string, use: (nav: Navigator, page: Page) => Promise<T>): Promise<T> {
@@ -123,5 +126,75 @@ describe("browser layer: a scrape's page after its answer", () => {
       if (!contexts.includes(used.contextId)) break;
     }
     expect(contexts).not.toContain(used.contextId);
+  });
+});
+
+/** A page with controls of every kind a role lookup must find or skip (open shadow DOM, implicit roles, hidden ones). */
+const ROLES_PAGE = `<button id="plain">Send message</button>
+<div role="button" aria-label="Submit" id="div-button">↑</div>
+<input type="submit" value="Go" id="submit-input">
+<a href="#docs" id="link">Docs</a>
+<a id="no-href">Not a link</a>
+<span role="link" id="span-link">Span link</span>
+<button style="display: none" id="hidden">Hidden</button>
+<div style="visibility: hidden"><button id="invisible">Invisible</button></div>
+<button aria-hidden="true" id="aria-hidden">Aria hidden</button>
+<details><summary id="summary">More</summary><p>Details</p></details>
+<div style="display: contents" role="button" id="contents">Contents</div>
+<div role="menu" aria-label="Modes" id="menu"><div role="menuitemradio" aria-checked="false">Search</div><div role="menuitemradio" aria-checked="true">Smart</div><div role="menuitem">Other</div></div>
+<ul role="listbox" aria-label="Choices" id="listbox"><li role="option" aria-selected="true">One</li><li role="option">Two</li></ul>
+<div role="button toolbar" id="two-roles">Two roles</div>
+<shadow-host id="host"></shadow-host>
+<script>
+  document.getElementById("host").attachShadow({ mode: "open" }).innerHTML = '<button>In the shadow</button><a href="#s">Shadow link</a>';
+</script>`;
+
+describe("navigation engine: elements by role", () => {
+  it("finds by role and accessible name exactly what Chromium's own tree query finds", async () => {
+    const outcome = await onPage("IE", ROLES_PAGE, async (nav, page) => {
+      const cdp = await page.createCDPSession();
+      const { root } = await cdp.send("DOM.getDocument", { depth: -1, pierce: true });
+      const menu = await nav.waitForAnchor(["#menu"], { what: "menu", timeoutMs: 0 });
+      const queries: Array<{ roles: string[]; within: number | null }> = [
+        { roles: ["button"], within: null },
+        { roles: ["link"], within: null },
+        { roles: ["button", "link"], within: null },
+        { roles: ["menu", "listbox"], within: null },
+        { roles: ["menuitem", "menuitemradio", "menuitemcheckbox", "option"], within: null },
+        { roles: ["menuitem", "menuitemradio", "menuitemcheckbox", "option"], within: menu.backendNodeId },
+      ];
+      const compared = [];
+      for (const query of queries) {
+        const names = (found: RoleCandidate[]) => found.map((candidate) => `${candidate.backendNodeId}:${candidate.name}`).sort();
+        compared.push({
+          query: query.roles.join("/"),
+          narrowed: names(await roleCandidates(cdp, query.roles, query.within)),
+          tree: names(await candidatesByTree(cdp, query.roles, query.within)),
+        });
+      }
+      return { compared, rootSeen: root.backendNodeId > 0 };
+    });
+    for (const { query, narrowed, tree } of outcome.compared) expect(narrowed, query).toEqual(tree);
+    const byQuery = Object.fromEntries(
+      outcome.compared.map(({ query, narrowed }) => [query, narrowed.map((entry) => entry.split(":")[1])]),
+    );
+    expect(byQuery.button?.sort()).toEqual(["Contents", "Go", "In the shadow", "Send message", "Submit", "Two roles"].sort());
+    expect(byQuery.link?.sort()).toEqual(["Docs", "Shadow link", "Span link"]);
+    expect(byQuery["menu/listbox"]?.sort()).toEqual(["Choices", "Modes"]);
+  });
+
+  it("picks a menu item by name and a control by role through the engine", async () => {
+    const html = `${ROLES_PAGE}<script>document.addEventListener("click", (event) => { window.clicked = event.target.textContent; }, true);</script>`;
+    const picked = await onPage("IE", html, async (nav, page) => {
+      const send = await nav.findByRole({ roles: ["button"], name: ["Send message"] }, { what: "send", timeoutMs: 0 });
+      await nav.click(send);
+      const first: unknown = await page.evaluate("window.clicked");
+      const missing = await nav.findByRole(
+        { roles: ["button"], name: ["Hidden", "Aria hidden", "Invisible"] },
+        { what: "gone", timeoutMs: 0, optional: true },
+      );
+      return { first, missing };
+    });
+    expect(picked).toEqual({ first: "Send message", missing: null });
   });
 });

@@ -14,6 +14,7 @@ import { ScraperDriftError } from "../../../errors";
 import { skipsLanding } from "../../../browser/hot-page";
 import { markPageAction, timeStep } from "../../../browser/step-timings";
 import type { CapturedExchange } from "../capture/types";
+import { type RoleCandidate, roleCandidates } from "./role-lookup";
 
 const POLL_MS = 100;
 /**
@@ -175,10 +176,6 @@ export function matchNames(candidates: readonly string[], labels: readonly strin
   );
 }
 
-interface AxCandidate {
-  backendNodeId: number;
-  name: string;
-}
 
 class PageNavigator implements Navigator {
   private cdp: CDPSession | null = null;
@@ -512,22 +509,8 @@ class PageNavigator implements Navigator {
   }
 
   /** Non-ignored accessibility nodes of the given roles under `within` (or the document), with their names. */
-  private async axCandidates(roles: readonly string[], within: PageElement | null): Promise<AxCandidate[]> {
-    const cdp = await this.session();
-    const root = within === null ? await documentBackendId(cdp) : within.backendNodeId;
-    // one query per role, sent together: one round trip instead of one per role (results stay in the roles' order)
-    const answers = await Promise.all(
-      roles.map((role) => cdp.send("Accessibility.queryAXTree", { backendNodeId: root, role }).catch(() => ({ nodes: [] }))),
-    );
-    const found: AxCandidate[] = [];
-    for (const { nodes } of answers) {
-      for (const node of nodes) {
-        if (node.ignored || node.backendDOMNodeId === undefined) continue;
-        const name: unknown = node.name?.value;
-        found.push({ backendNodeId: node.backendDOMNodeId, name: typeof name === "string" ? name : "" });
-      }
-    }
-    return found;
+  private async axCandidates(roles: readonly string[], within: PageElement | null): Promise<RoleCandidate[]> {
+    return roleCandidates(await this.session(), roles, within === null ? null : within.backendNodeId);
   }
 }
 
@@ -592,13 +575,8 @@ function blockCheckFunction(challengeSelectors: readonly string[], modalSelector
 }`;
 }
 
-async function documentBackendId(cdp: CDPSession): Promise<number> {
-  const { root } = await cdp.send("DOM.getDocument", { depth: 0 });
-  return root.backendNodeId;
-}
-
-function uniqueNodes(candidates: ReadonlyArray<AxCandidate | undefined>): AxCandidate[] {
-  const seen = new Map<number, AxCandidate>();
+function uniqueNodes(candidates: ReadonlyArray<RoleCandidate | undefined>): RoleCandidate[] {
+  const seen = new Map<number, RoleCandidate>();
   for (const candidate of candidates) if (candidate !== undefined) seen.set(candidate.backendNodeId, candidate);
   return [...seen.values()];
 }
