@@ -25,6 +25,9 @@ const route = createRoute({
   path: "/md/{file}",
   tags: ["Results"],
   summary: "Hosted markdown of a response",
+  description:
+    "The `markdown_url` of a response or done job, for 24 hours. A synchronous answer is sent before its document is " +
+    "written; a request that comes first waits for it (up to 1 s) instead of answering 404.",
   request: { params: z.object({ file: z.string().openapi({ example: "0b7c9a8e-6a53-4a62-9a43-2f1f1b0f6c1d.md" }) }) },
   responses: {
     200: { description: "The reply as markdown", content: { "text/markdown": { schema: z.string() } } },

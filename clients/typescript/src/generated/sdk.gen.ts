@@ -1116,6 +1116,8 @@ export const getAccount = <ThrowOnError extends boolean = false>(
 
 /**
  * Hosted markdown of a response
+ *
+ * The `markdown_url` of a response or done job, for 24 hours. A synchronous answer is sent before its document is written; a request that comes first waits for it (up to 1 s) instead of answering 404.
  */
 export const getHostedMarkdown = <ThrowOnError extends boolean = false>(
   options: Options<GetHostedMarkdownData, ThrowOnError>,
