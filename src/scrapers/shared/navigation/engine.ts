@@ -176,7 +176,6 @@ export function matchNames(candidates: readonly string[], labels: readonly strin
   );
 }
 
-
 class PageNavigator implements Navigator {
   private cdp: CDPSession | null = null;
 
