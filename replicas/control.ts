@@ -22,6 +22,9 @@
  *   POST /__control/changed-page  {"provider":"grok","count":2}
  *        The next `count` (default 1; 0 clears) page loads of that provider serve a changed page: a sheet-legal page
  *        of the site whose composer is gone and which shows no block evidence (layout drift). Reset clears it.
+ *   POST /__control/variation  {"provider"?:"grok","seed":42,"classes"?:["hydration","late_lists"]}  ("seed":null = off)
+ *        Page fuzzing (shared/variation.ts): every later page load of the provider (or of all) draws a seeded variant
+ *        from the classes given (default all). Reset returns to the server's start setting (`--variation <seed>`).
  *   GET  /__control/state
  *        Pending faults, effective pacing, counters and the last recorded requests of every provider.
  *
@@ -32,6 +35,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { enterAnswerDue } from "./shared/paced-body";
+import { type DrawRecord, isVariationClass, VARIATION_CLASSES, VariationDraw, type VariationSetting } from "./shared/variation";
 
 export const FAULT_NAMES = [
   "challenge",
@@ -100,9 +104,15 @@ interface ProviderState {
   changedPages: number;
   faultsServed: Partial<Record<FaultName, number>>;
   requests: RecordedRequest[];
+  /** Page fuzzing (shared/variation.ts): null = pages as the layout serves them. */
+  variation: VariationSetting | null;
+  /** Page loads drawn since the variation was set: the draw's page-load number, so a seed replays exactly. */
+  variationLoads: number;
+  /** The last draws, live: what a provider app notes while it renders shows in the state. */
+  draws: VariationDraw[];
 }
 
-function freshProviderState(layouts: readonly string[]): ProviderState {
+function freshProviderState(layouts: readonly string[], variation: VariationSetting | null = null): ProviderState {
   const layout = layouts[0] ?? "default";
   return {
     layouts,
@@ -115,6 +125,9 @@ function freshProviderState(layouts: readonly string[]): ProviderState {
     changedPages: 0,
     faultsServed: {},
     requests: [],
+    variation,
+    variationLoads: 0,
+    draws: [],
   };
 }
 
@@ -133,6 +146,7 @@ export interface ControlState {
       page_loads: number;
       faults_served: Partial<Record<FaultName, number>>;
       requests: RecordedRequest[];
+      variation: { seed: number; classes: readonly string[]; page_loads: number; draws: DrawRecord[] } | null;
     }
   >;
 }
@@ -142,9 +156,36 @@ export class FaultController {
   private readonly providers = new Map<string, ProviderState>();
   private defaultPacing: StandingPacing = {};
 
+  /** @param startVariation fuzzing every provider starts with and a reset returns to (`--variation <seed>`). */
+  constructor(private readonly startVariation: VariationSetting | null = null) {}
+
   /** Makes a provider known to the control API; the server calls this when it mounts the provider's app. */
   registerProvider(provider: string, layouts: readonly string[] = ["default"]): void {
-    if (!this.providers.has(provider)) this.providers.set(provider, freshProviderState(layouts));
+    if (!this.providers.has(provider)) this.providers.set(provider, freshProviderState(layouts, this.startVariation));
+  }
+
+  /** Sets (or, with null, ends) page fuzzing of one provider, or of every provider when `provider` is undefined. */
+  setVariation(provider: string | undefined, setting: VariationSetting | null): void {
+    const states = provider === undefined ? [...this.providers.values()] : [this.stateOf(provider)];
+    for (const state of states) {
+      state.variation = setting;
+      state.variationLoads = 0;
+      state.draws = [];
+    }
+  }
+
+  /**
+   * The random choices of this page load, or null when the provider is not fuzzed. Provider apps call it once per page
+   * they serve; the n-th page load after the setting draws the same page for the same seed.
+   */
+  drawVariation(provider: string): VariationDraw | null {
+    const state = this.stateOf(provider);
+    if (state.variation === null) return null;
+    state.variationLoads += 1;
+    const draw = new VariationDraw(provider, state.variation.seed, state.variationLoads, new Set(state.variation.classes));
+    state.draws.push(draw);
+    if (state.draws.length > MAX_RECORDED_REQUESTS) state.draws.splice(0, state.draws.length - MAX_RECORDED_REQUESTS);
+    return draw;
   }
 
   /** The markup variant the provider's pages are served in now. */
@@ -177,11 +218,11 @@ export class FaultController {
 
   reset(provider?: string): void {
     if (provider !== undefined) {
-      this.providers.set(provider, freshProviderState(this.stateOf(provider).layouts));
+      this.providers.set(provider, freshProviderState(this.stateOf(provider).layouts, this.startVariation));
       return;
     }
     this.defaultPacing = {};
-    for (const [id, state] of this.providers) this.providers.set(id, freshProviderState(state.layouts));
+    for (const [id, state] of this.providers) this.providers.set(id, freshProviderState(state.layouts, this.startVariation));
   }
 
   /** Counts one exchange (a request to the provider's answer endpoint) and records the request. */
@@ -262,6 +303,15 @@ export class FaultController {
         page_loads: state.pageLoads,
         faults_served: { ...state.faultsServed },
         requests: state.requests.map((r) => ({ ...r })),
+        variation:
+          state.variation === null
+            ? null
+            : {
+                seed: state.variation.seed,
+                classes: state.variation.classes,
+                page_loads: state.variationLoads,
+                draws: state.draws.map((draw) => draw.record()),
+              },
       };
     }
     const defaults: Pacing = { ...DEFAULT_PACING, ...this.defaultPacing };
@@ -315,6 +365,17 @@ const changedPageBody = z.strictObject({
     .min(0, { error: "must be >= 0" })
     .max(100_000, { error: "must be <= 100000" })
     .optional(),
+});
+
+const variationBody = z.strictObject({
+  provider: z.string({ error: "must be a string" }).optional(),
+  seed: z
+    .number({ error: "must be a non-negative integer or null" })
+    .int({ error: "must be an integer" })
+    .min(0, { error: "must be >= 0" })
+    .max(2 ** 32 - 1, { error: "must be < 2^32" })
+    .nullable(),
+  classes: z.array(z.string().refine(isVariationClass, { error: `must be one of ${VARIATION_CLASSES.join(", ")}` })).optional(),
 });
 
 const resetBody = z.strictObject({
@@ -405,6 +466,16 @@ export function createControlApp(controller: FaultController): Hono {
   app.post("/changed-page", async (c) => {
     const body = await readBody(c.req.raw, changedPageBody, false);
     controller.setChangedPages(knownProvider(body.provider), body.count ?? 1);
+    return c.json(controller.state());
+  });
+
+  app.post("/variation", async (c) => {
+    const body = await readBody(c.req.raw, variationBody, false);
+    const classes = (body.classes ?? [...VARIATION_CLASSES]).filter(isVariationClass);
+    controller.setVariation(
+      body.provider === undefined ? undefined : knownProvider(body.provider),
+      body.seed === null ? null : { seed: body.seed, classes },
+    );
     return c.json(controller.state());
   });
 

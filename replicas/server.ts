@@ -3,6 +3,8 @@
  * fault-control API (`/__control/*`, see control.ts) and `GET /__health`.
  *
  *   tsx replicas/server.ts            # listens on 127.0.0.1:$REPLICA_PORT (default 8788)
+ *   tsx replicas/server.ts --variation 42 [--variation-classes hydration,interruptions]
+ *                                     # every page load of every provider a seeded variant (shared/variation.ts)
  *   PROVIDER_ORIGIN_GROK=http://127.0.0.1:8788/grok
  *
  * Adding a provider: write `replicas/<provider>/index.ts` exporting a ReplicaProvider whose app's routes are the real
@@ -25,6 +27,7 @@ import { perplexityReplica } from "./perplexity";
 import { attachCaptureLabSocket, CAPTURE_LAB_PATH, createCaptureLabApp } from "./capture-lab";
 import type { ReplicaProvider } from "./shared/replica-provider";
 import type { ReplicaEnv } from "./shared/replica-env";
+import { type VariationSetting, variationFromArgs } from "./shared/variation";
 
 export type { ReplicaProvider };
 
@@ -49,6 +52,12 @@ export function createReplicaApp(controller: FaultController = new FaultControll
   const app = new Hono<ReplicaEnv>({ strict: false });
   app.get("/__health", (c) => c.json({ ok: true, providers: controller.providerIds() }));
   app.route("/__control", createControlApp(controller));
+  // A page asset that takes `ms` to arrive: a fuzzed page holds its load event back with it (hydration class).
+  app.get("/__variation/slow-asset", async (c) => {
+    const ms = Math.min(10_000, Math.max(0, Number(c.req.query("ms") ?? 0) || 0));
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return c.body(ONE_PIXEL_GIF, 200, { "content-type": "image/gif", "cache-control": "no-store" });
+  });
   // The capture layer's test bench (test/e2e/capture.test.ts), not a provider.
   app.route(CAPTURE_LAB_PATH, createCaptureLabApp());
   for (const provider of REPLICA_PROVIDERS) {
@@ -63,7 +72,11 @@ export function createReplicaApp(controller: FaultController = new FaultControll
   return app;
 }
 
+const ONE_PIXEL_GIF = Uint8Array.from(atob("R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="), (char) => char.charCodeAt(0));
+
 export interface ReplicaServerOptions {
+  /** Page fuzzing every provider starts with (`--variation <seed>`); null or absent = none. */
+  variation?: VariationSetting | null;
   /** 0 picks a free port. Default 8788. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -84,7 +97,7 @@ export const DEFAULT_REPLICA_PORT = 8788;
 
 export function startReplicaServer(options: ReplicaServerOptions = {}): Promise<RunningReplicaServer> {
   const host = options.host ?? "127.0.0.1";
-  const controller = new FaultController();
+  const controller = new FaultController(options.variation ?? null);
   const app = createReplicaApp(controller);
   const upgraded = new Set<Duplex>();
   return new Promise((resolve, reject) => {
@@ -124,8 +137,16 @@ if (isMain) {
     console.error(`REPLICA_PORT must be a port number, got ${process.env.REPLICA_PORT ?? ""}`);
     process.exit(1);
   }
-  const running = await startReplicaServer({ port, host: process.env.REPLICA_HOST ?? "127.0.0.1" });
+  let variation: VariationSetting | null;
+  try {
+    variation = variationFromArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+  const running = await startReplicaServer({ port, host: process.env.REPLICA_HOST ?? "127.0.0.1", variation });
   console.log(`replicas listening on ${running.url}`);
+  if (variation !== null) console.log(`  page fuzzing: seed ${variation.seed}, classes ${variation.classes.join(", ")}`);
   for (const provider of REPLICA_PROVIDERS) console.log(`  ${provider.id}: ${replicaOriginOverride(provider, running.url)}`);
   const stop = (): void => {
     void running.close().then(() => process.exit(0));

@@ -60,7 +60,10 @@ export function query(params: Record<string, string>): string {
  * which only times the answer) also discards the pools' prepared pages: a hot page loaded before the change would
  * otherwise show the next scrape the old page (src/browser/hot-page.ts).
  */
-export async function replicaControl(path: "faults" | "reset" | "pacing" | "layout", body: Record<string, unknown> = {}): Promise<void> {
+export async function replicaControl(
+  path: "faults" | "reset" | "pacing" | "layout" | "variation",
+  body: Record<string, unknown> = {},
+): Promise<void> {
   const response = await fetch(`${env.REPLICA_URL}/__control/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
