@@ -90,12 +90,15 @@ describe("navigation engine: anchors", () => {
       loginWall: { modalSelectors: ['[role="dialog"] a'] },
     };
     const composer = `<textarea id="composer"></textarea>`;
-    const cover = `<div role="dialog" aria-modal="true" style="position: fixed; inset: 0; background: white">Continue with an account</div>`;
+    const cover = `<div role="dialog" aria-modal="true" style="position: fixed; inset: 0; background: white"><h2>Welcome back</h2><button>Log in</button><button>Sign up</button></div>`;
+    const promo = `<div role="dialog" aria-modal="true" style="position: fixed; inset: 0; background: white"><h2>Try voice mode</h2><button>Not now</button></div>`;
     const check = (html: string, withComposer: boolean) =>
       onPage("IE", html, async (nav) =>
         nav.detectBlock(signatures, withComposer ? await nav.waitForAnchor(["#composer"], { what: "composer", timeoutMs: 0 }) : null),
       );
     expect(await check(`${composer}${cover}`, true)).toBe("login_wall");
+    // a dialog without sign-in evidence over the composer is an interruption, not a wall
+    expect(await check(`${composer}${promo}`, true)).toBeNull();
     expect(await check(`${composer}<p>Ask anything</p>`, true)).toBeNull();
     expect(await check(`<p>Just a moment…</p>`, false)).toBe("challenge");
     expect(await check(`${composer}<p>Just a moment…</p>`, true)).toBeNull();
@@ -196,5 +199,160 @@ describe("navigation engine: elements by role", () => {
       return { first, missing };
     });
     expect(picked).toEqual({ first: "Send message", missing: null });
+  });
+});
+
+/** A driftCode, or what else a promise settled with. */
+function outcomeOf(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    (value) => (typeof value === "string" ? value : "found"),
+    (error: unknown) => (error instanceof ScraperDriftError ? error.driftCode : String(error)),
+  );
+}
+
+describe("navigation engine: evidence before verdicts (issue 29)", () => {
+  const blocks = { challenge: { selectors: ["#captcha"] }, loginWall: { modalSelectors: [] } };
+  const signIn = `<header><a href="https://accounts.example.com/ServiceLogin">Sign in</a></header>`;
+
+  it("an entry control inserted seconds after load is waited for, although a Sign-in link shows from the start", async () => {
+    const html = `${signIn}<main></main><script>setTimeout(() => { document.querySelector("main").innerHTML = '<div id="composer" contenteditable="true"></div>'; }, 1800);</script>`;
+    const found = await onPage("IE", html, async (nav, page) => {
+      const entry = await nav.awaitEntry({
+        what: "composer",
+        anchors: ["#composer"],
+        blocks,
+        signedOutEvidence: ['a[href*="ServiceLogin"]'],
+        timeoutMs: 8_000,
+      });
+      return typeof entry === "string"
+        ? entry
+        : await page.evaluate(`document.activeElement === document.body && !!document.querySelector("#composer")`);
+    });
+    expect(found).toBe(true);
+  });
+
+  it("a signed-out page is a login wall only once the whole wait passed without the entry", async () => {
+    const startedAt = Date.now();
+    const outcome = await onPage("IE", `${signIn}<main>Welcome</main>`, (nav) =>
+      outcomeOf(
+        nav.awaitEntry({
+          what: "composer",
+          anchors: ["#composer"],
+          blocks,
+          signedOutEvidence: ['a[href*="ServiceLogin"]'],
+          timeoutMs: 1_500,
+        }),
+      ),
+    );
+    expect(outcome).toBe("login_wall");
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500);
+  });
+
+  it("challenge evidence is believed once it persisted without the entry; a loading page that hydrates is not a challenge", async () => {
+    const captcha = `<div id="captcha">Verify you are human</div>`;
+    const persisted = await onPage("IE", captcha, (nav) =>
+      outcomeOf(nav.awaitEntry({ what: "composer", anchors: ["#composer"], blocks, timeoutMs: 20_000 })),
+    );
+    expect(persisted).toBe("challenge");
+    const passing = `${captcha}<script>setTimeout(() => { document.querySelector("#captcha").remove(); document.body.insertAdjacentHTML("beforeend", '<textarea id="composer"></textarea>'); }, 2500);</script>`;
+    expect(
+      await onPage("IE", passing, (nav) =>
+        outcomeOf(nav.awaitEntry({ what: "composer", anchors: ["#composer"], blocks, timeoutMs: 20_000 })),
+      ),
+    ).toBe("found");
+    expect(
+      await onPage("IE", "<main></main>", (nav) =>
+        outcomeOf(nav.awaitEntry({ what: "composer", anchors: ["#composer"], blocks, timeoutMs: 300 })),
+      ),
+    ).toBe("test.composer_missing");
+  });
+
+  it("typing lands in a composer that is read-only for a while, or takes key input only, and the composer holds the prompt", async () => {
+    const prompt = "Compare 2 phones\nunder 300 €, please 🙂";
+    const readOnly = `<textarea id="composer" readonly></textarea><script>setTimeout(() => { document.querySelector("#composer").readOnly = false; }, 800);</script>`;
+    // text that no trusted keydown preceded (an insertion, a paste) is refused, as some controlled editors do
+    const keysOnly = `<div id="composer" contenteditable="true"></div><script>
+      let keyAt = -1;
+      addEventListener("keydown", (event) => { if (event.isTrusted) keyAt = performance.now(); }, true);
+      addEventListener("beforeinput", (event) => { if (event.inputType === "insertText" && performance.now() - keyAt > 50) event.preventDefault(); }, true);
+    </script>`;
+    const typed = async (html: string) =>
+      onPage("IE", html, async (nav, page) => {
+        await nav.typeInto(await nav.waitForAnchor(["#composer"], { what: "composer", timeoutMs: 0 }), prompt);
+        return page.evaluate(`(() => { const c = document.querySelector("#composer"); return c.value ?? c.innerText; })()`);
+      });
+    expect(String(await typed(readOnly))).toBe(prompt);
+    expect(String(await typed(keysOnly)).replace(/\s+/g, " ")).toBe(prompt.replace(/\s+/g, " "));
+    const refusing = `<textarea id="composer" readonly></textarea>`;
+    expect(
+      await onPage("IE", refusing, async (nav) =>
+        outcomeOf(nav.typeInto(await nav.waitForAnchor(["#composer"], { what: "composer", timeoutMs: 0 }), "hi")),
+      ),
+    ).toBe("test.composer_rejects_input");
+  });
+
+  it("a consent dialog over a control is dismissed by name before the click; a sign-in dialog is not", async () => {
+    const button = `<script>addEventListener("click", (event) => { if (event.target.id) window.clicked = event.target.id; }, true);</script><button id="send">Send</button>`;
+    const consent = `<div style="position: fixed; inset: 0; background: rgba(0,0,0,.5)"></div><div role="dialog" aria-modal="true" style="position: fixed; inset: 20%; background: white"><h2>Before you continue</h2><a href="https://accounts.example.com/ServiceLogin">Sign in</a><button onclick="this.closest('[role=dialog]').previousElementSibling.remove(); this.closest('[role=dialog]').remove()">Reject all</button></div>`;
+    const clickedWith = (html: string) =>
+      onPage("IE", html, async (nav, page) => {
+        await page.evaluate("window.clicked = null");
+        await nav.click(await nav.waitForAnchor(["#send"], { what: "send", timeoutMs: 0 }));
+        return {
+          clicked: await page.evaluate("window.clicked"),
+          dialogs: await page.evaluate(`document.querySelectorAll("[role=dialog]").length`),
+        };
+      });
+    expect(await clickedWith(`${button}${consent}`)).toEqual({ clicked: "send", dialogs: 0 });
+    const wall = `<div role="dialog" aria-modal="true" style="position: fixed; inset: 0; background: white"><h2>Log in to continue</h2><input type="password"><button>Close</button></div>`;
+    const walled = await onPage("IE", `<textarea id="composer"></textarea>${wall}`, async (nav, page) => ({
+      dismissed: await nav.dismissInterruptions(),
+      dialogs: await page.evaluate(`document.querySelectorAll("[role=dialog]").length`),
+    }));
+    expect(walled).toEqual({ dismissed: 0, dialogs: 1 });
+  });
+
+  it("a click without effect is repeated until the effect shows; a list that arrives in batches is counted once it stops", async () => {
+    const deaf = `<button id="open">Sources</button><ul id="list"></ul><script>
+      let clicks = 0;
+      document.querySelector("#open").addEventListener("click", () => {
+        clicks += 1;
+        if (clicks < 3) return;
+        const list = document.querySelector("#list");
+        for (const [count, at] of [[3, 100], [2, 400], [1, 700]])
+          setTimeout(() => { for (let i = 0; i < count; i += 1) list.insertAdjacentHTML("beforeend", "<li>source</li>"); }, at);
+      });
+    </script>`;
+    const outcome = await onPage("IE", deaf, async (nav) => {
+      const opened = await nav.clickUntil(
+        await nav.waitForAnchor(["#open"], { what: "sources_button", timeoutMs: 0 }),
+        () => nav.waitForCondition(`document.querySelectorAll("#list li").length > 0`, { timeoutMs: 0 }),
+        { what: "sources", timeoutMs: 10_000 },
+      );
+      return {
+        opened,
+        count: await nav.waitForStableCount(`document.querySelectorAll("#list li").length`, { quietMs: 500, timeoutMs: 5_000 }),
+      };
+    });
+    expect(outcome).toEqual({ opened: true, count: 6 });
+  });
+
+  it("a control the page replaced is found again; one that went for good is drift that says it vanished", async () => {
+    const replaced = `<button id="send" class="send">Send</button><script>setTimeout(() => { document.querySelector("#send").outerHTML = '<button id="send2" class="send">Send</button>'; }, 200);
+      addEventListener("click", (event) => { window.clicked = event.target.id; }, true);</script>`;
+    const outcome = await onPage("IE", replaced, async (nav, page) => {
+      const send = await nav.waitForAnchor(["button.send"], { what: "send", timeoutMs: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await nav.click(send);
+      return page.evaluate("window.clicked");
+    });
+    expect(outcome).toBe("send2");
+    const gone = `<button id="send" class="send">Send</button><script>setTimeout(() => document.querySelector("#send").remove(), 200);</script>`;
+    const vanished = await onPage("IE", gone, async (nav) => {
+      const send = await nav.waitForAnchor(["button.send"], { what: "send", timeoutMs: 0 });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      return outcomeOf(nav.click(send));
+    });
+    expect(vanished).toBe("test.send_vanished");
   });
 });

@@ -5,9 +5,14 @@
  *   computes them (case- and whitespace-insensitive, exact name first, else a unique word prefix; ambiguity refused);
  * - menus are scoped to the menu that opened;
  * - every wait is bounded by the caller's deadline and aborts with its signal;
- * - a login wall or challenge is recognised only by positive evidence (a redirect, a modal covering the composer, a
- *   challenge page), never by a "Sign in" link that anonymous pages always show;
- * - what the engine cannot handle is a ScraperDriftError with a stable code.
+ * - a login wall or challenge is recognised only by positive evidence (a redirect, a sign-in modal covering the
+ *   composer, a challenge page), never by a "Sign in" link that anonymous pages always show, and page evidence only
+ *   when it persists while the entry control is still missing (pages hydrate: a control not there yet is not absent);
+ * - a dialog that is neither sign-in nor challenge (consent, survey, promo) is an interruption: it is dismissed by role
+ *   and name (Close, Dismiss, Not now, Reject all…), never taken for a wall;
+ * - typing is checked: the composer must hold the prompt before anything is sent, else real key input is tried;
+ * - what the engine cannot handle is a ScraperDriftError with a stable code (`<what>_missing` never appeared,
+ *   `<what>_vanished` appeared and went away).
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError } from "../../../errors";
@@ -24,6 +29,22 @@ const POLL_MS = 100;
  */
 const FIRST_POLL_MS = 8;
 const DEFAULT_ANCHOR_TIMEOUT_MS = 20_000;
+/**
+ * How long page evidence of a wall (a challenge element, a sign-in modal, challenge text) must persist, with the entry
+ * control still missing, before it is believed: longer than a page takes to hydrate on a slow device. A redirect to a
+ * challenge or sign-in URL is believed at once.
+ */
+const BLOCK_CONFIRM_MS = 6_000;
+/** How often a wait for an entry control also looks for walls and interruptions. */
+const BLOCK_CHECK_EVERY_MS = 250;
+/** How long typing may take to land in a composer that hydrates, is read-only for a while or ignores some input. */
+const TYPING_WINDOW_MS = 12_000;
+/** How long a click waits for a loading shell over its target to go. */
+const COVER_WAIT_MS = 8_000;
+/** How long a click waits for its effect before it clicks again (clickUntil). */
+const CLICK_EFFECT_MS = 1_000;
+/** How long a control the page replaced (a re-render) may take to be there again. */
+const RELOCATE_MS = 5_000;
 const MENU_OPEN_TIMEOUT_MS = 5_000;
 const MENU_ROLES = ["menu", "listbox"] as const;
 const MENU_ITEM_ROLES = ["menuitem", "menuitemradio", "menuitemcheckbox", "option"] as const;
@@ -34,6 +55,29 @@ const MENU_ITEM_ROLES = ["menuitem", "menuitemradio", "menuitemcheckbox", "optio
  */
 export interface PageElement {
   readonly backendNodeId: number;
+  /** Names the control in drift codes; set by the lookups. */
+  readonly what?: string;
+  /** Finds the control again when the page replaced its node (a framework re-render): set by the lookups. */
+  readonly relocate?: () => Promise<PageElement | null>;
+}
+
+/** An entry control the scrape cannot start without (composer, entry button), and the walls that may stand instead. */
+export interface EntryQuery {
+  /** Names the control in drift codes (`<provider>.<what>_missing`). */
+  what: string;
+  /** The sheet's CSS anchors, tried in order (first visible wins). */
+  anchors?: readonly string[];
+  /** Or by role and accessible name (tried after the anchors). */
+  role?: RoleQuery;
+  /** The bounded wait (default 20 s, capped by the deadline). */
+  timeoutMs?: number;
+  /** Positive evidence of a challenge or login wall. */
+  blocks: BlockSignatures;
+  /**
+   * Controls that signed-out pages show (a header "Sign in" link): a login wall only when the entry control is still
+   * missing once the whole wait has passed.
+   */
+  signedOutEvidence?: readonly string[];
 }
 
 export interface NavigatorContext {
@@ -113,11 +157,33 @@ export interface Navigator {
    * it on the wire); throws drift when several items match.
    */
   chooseMenuItem(trigger: PageElement, item: string | readonly string[], options: MenuOptions): Promise<boolean>;
-  /** Focuses the element and inserts `text` line by line (no key event per character; Shift+Enter between lines). */
+  /**
+   * Types `text` into the composer and checks that it holds it: waits while it is read-only, inserts the text line by
+   * line (Shift+Enter between lines), and falls back to one key event per character when the composer did not take
+   * the insertion. Drift `<what>_rejects_input` when it stays empty through the typing window.
+   */
   typeInto(target: PageElement, text: string): Promise<void>;
   pressKey(key: "Enter" | "Escape"): Promise<void>;
-  /** A login wall or challenge on the page now, by positive evidence only; `composer` enables the modal-cover check. */
+  /**
+   * A login wall or challenge on the page now, by positive evidence only; `composer` enables the modal-cover check (a
+   * modal over it is a wall only when it shows sign-in evidence; any other modal is dismissed as an interruption).
+   */
   detectBlock(signatures: BlockSignatures, composer?: PageElement | null): Promise<BlockKind | null>;
+  /**
+   * Waits (bounded) for an entry control. Returns it once visible, or the wall that stands instead: a redirect at once,
+   * page evidence once it persisted BLOCK_CONFIRM_MS with the control still missing, `signedOutEvidence` only at the end
+   * of the wait. Interruptions are dismissed meanwhile. Drift `<what>_missing` when nothing came.
+   */
+  awaitEntry(query: EntryQuery): Promise<PageElement | BlockKind>;
+  /** Clicks, and clicks again while `effect` has not shown (a control that ignored the click); false when it never did. */
+  clickUntil(target: PageElement, effect: () => Promise<boolean>, options: { what: string; timeoutMs?: number }): Promise<boolean>;
+  /**
+   * Polls an in-page expression that counts a list's entries until the count is above 0 and unchanged for `quietMs`
+   * (lists that arrive in batches); the last count when `timeoutMs` passes first.
+   */
+  waitForStableCount(expression: string, options: { quietMs?: number; timeoutMs: number; what?: string }): Promise<number>;
+  /** Closes dialogs that are neither sign-in nor challenge (consent, survey, promo) by their dismiss control; how many. */
+  dismissInterruptions(): Promise<number>;
   /**
    * Polls a JS expression in the page until truthy; false when `timeoutMs` (or the deadline) passes first. With `what`,
    * the wait is a step of the scrape's timings (`wait_<what>`).
@@ -224,7 +290,8 @@ class PageNavigator implements Navigator {
     const found = await timeStep(this.context.page, `find_${options.what}`, () =>
       this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, () => this.firstVisible(anchors)),
     );
-    if (found !== null || options.optional === true) return found;
+    if (found !== null) return this.relocatable(found, options.what, () => this.firstVisible(anchors));
+    if (options.optional === true) return null;
     throw this.drift(`${options.what}_missing`, `none of the anchors ${JSON.stringify(anchors)} became visible`);
   }
 
@@ -233,27 +300,90 @@ class PageNavigator implements Navigator {
   async findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement | null> {
     const labels = typeof query.name === "string" ? [query.name] : query.name;
     const found = await timeStep(this.context.page, `find_${options.what}`, () => this.pollForRole(query, labels, options));
-    if (found !== null || options.optional === true) return found;
+    if (found !== null)
+      return this.relocatable(found, options.what, () =>
+        this.roleMatch(query, labels).then((match) => (match === "ambiguous" ? null : match)),
+      );
+    if (options.optional === true) return null;
     throw this.drift(`${options.what}_missing`, `no ${query.roles.join("/")} named ${JSON.stringify(labels)}`);
+  }
+
+  /** The element with its name and a way to find it again (the same lookup) when the page replaces its node. */
+  private relocatable(found: PageElement, what: string, lookup: () => Promise<PageElement | null>): PageElement {
+    return { backendNodeId: found.backendNodeId, what, relocate: lookup };
+  }
+
+  /** One role lookup: the only match, null for none, "ambiguous" for several. */
+  private async roleMatch(query: RoleQuery, labels: readonly string[]): Promise<PageElement | null | "ambiguous"> {
+    const candidates = await this.axCandidates(query.roles, query.within ?? null);
+    const matched = uniqueNodes(
+      matchNames(
+        candidates.map((candidate) => candidate.name),
+        labels,
+      ).map((index) => candidates[index]),
+    );
+    if (matched.length > 1) return "ambiguous";
+    const [only] = matched;
+    return only === undefined ? null : { backendNodeId: only.backendNodeId };
+  }
+
+  async awaitEntry(query: EntryQuery): Promise<PageElement | BlockKind> {
+    return timeStep(this.context.page, `find_${query.what}`, () => this.entryOrWall(query));
+  }
+
+  private async entryOrWall(query: EntryQuery): Promise<PageElement | BlockKind> {
+    const labels = query.role === undefined ? [] : typeof query.role.name === "string" ? [query.role.name] : query.role.name;
+    const lookup = async (): Promise<PageElement | null | "ambiguous"> => {
+      const byAnchor = query.anchors === undefined ? null : await this.firstVisible(query.anchors);
+      if (byAnchor !== null || query.role === undefined) return byAnchor;
+      return this.roleMatch(query.role, labels);
+    };
+    const until = Date.now() + Math.min(query.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, this.remainingMs());
+    let evidence: { kind: BlockKind; since: number } | null = null;
+    let ambiguous = false;
+    let checkedAt = 0;
+    for (let interval = FIRST_POLL_MS; ; interval = Math.min(POLL_MS, interval * 2)) {
+      this.throwIfAborted();
+      const found = await lookup();
+      if (found !== null && found !== "ambiguous") {
+        return this.relocatable(found, query.what, async () => {
+          const again = await lookup();
+          return again === "ambiguous" ? null : again;
+        });
+      }
+      ambiguous = found === "ambiguous";
+      const url = this.context.page.url();
+      if ((query.blocks.challenge?.urls ?? []).some((pattern) => pattern.test(url))) return "challenge";
+      if ((query.blocks.loginWall?.urls ?? []).some((pattern) => pattern.test(url))) return "login_wall";
+      const now = Date.now();
+      if (now - checkedAt >= BLOCK_CHECK_EVERY_MS || now >= until) {
+        checkedAt = now;
+        const seen = await this.blockOnPage(query.blocks, null);
+        if (seen === null) evidence = null;
+        else if (evidence === null || evidence.kind !== seen) evidence = { kind: seen, since: now };
+        if (evidence !== null && now - evidence.since >= BLOCK_CONFIRM_MS) return evidence.kind;
+        if (seen === null) await this.dismissInterruptions();
+      }
+      if (now >= until) {
+        if (evidence !== null) return evidence.kind;
+        if (query.signedOutEvidence !== undefined && (await this.firstVisible(query.signedOutEvidence)) !== null) return "login_wall";
+        if (ambiguous) throw this.drift(`${query.what}_ambiguous`, `several controls match ${JSON.stringify(labels)}`);
+        throw this.drift(
+          `${query.what}_missing`,
+          `none of ${JSON.stringify(query.anchors ?? [])} ${query.role === undefined ? "" : `nor a ${query.role.roles.join("/")} named ${JSON.stringify(labels)} `}became visible`,
+        );
+      }
+      await sleep(Math.min(interval, Math.max(0, until - Date.now())), this.context.signal);
+    }
   }
 
   private pollForRole(query: RoleQuery, labels: readonly string[], options: FindOptions): Promise<PageElement | null> {
     return this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, async () => {
-      const candidates = await this.axCandidates(query.roles, query.within ?? null);
-      const matched = uniqueNodes(
-        matchNames(
-          candidates.map((candidate) => candidate.name),
-          labels,
-        ).map((index) => candidates[index]),
-      );
-      if (matched.length > 1) {
-        throw this.drift(
-          `${options.what}_ambiguous`,
-          `${matched.length} ${query.roles.join("/")} elements match ${JSON.stringify(labels)}`,
-        );
-      }
-      const [only] = matched;
-      return only === undefined ? null : { backendNodeId: only.backendNodeId };
+      const match = await this.roleMatch(query, labels);
+      if (match !== "ambiguous") return match;
+      // an optional lookup falls back (the caller has another way); a required one cannot choose
+      if (options.optional === true) return null;
+      throw this.drift(`${options.what}_ambiguous`, `several ${query.roles.join("/")} elements match ${JSON.stringify(labels)}`);
     });
   }
 
@@ -261,7 +391,120 @@ class PageNavigator implements Navigator {
     return timeStep(this.context.page, "click", () => this.clickAt(target));
   }
 
-  private async clickAt(target: PageElement): Promise<void> {
+  async clickUntil(target: PageElement, effect: () => Promise<boolean>, options: { what: string; timeoutMs?: number }): Promise<boolean> {
+    const until = Date.now() + Math.min(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, this.remainingMs());
+    return timeStep(this.context.page, `click_${options.what}`, async () => {
+      for (;;) {
+        await this.clickAt(target);
+        const shown = await this.poll(Math.min(CLICK_EFFECT_MS, Math.max(0, until - Date.now())), async () =>
+          (await effect()) ? true : null,
+        );
+        if (shown === true) return true;
+        if (Date.now() >= until) return false;
+      }
+    });
+  }
+
+  async waitForStableCount(expression: string, options: { quietMs?: number; timeoutMs: number; what?: string }): Promise<number> {
+    const quietMs = options.quietMs ?? 500;
+    const wait = async (): Promise<number> => {
+      let last = -1;
+      let changedAt = Date.now();
+      const settled = await this.poll(
+        Math.min(options.timeoutMs, this.remainingMs()),
+        async () => {
+          const value: unknown = await this.context.page.evaluate(`Number(${expression}) || 0`).catch(() => 0);
+          const count = typeof value === "number" ? value : 0;
+          if (count !== last) {
+            last = count;
+            changedAt = Date.now();
+          }
+          return count > 0 && Date.now() - changedAt >= quietMs ? count : null;
+        },
+        Math.min(POLL_MS, Math.max(FIRST_POLL_MS, quietMs / 4)),
+      );
+      return settled ?? Math.max(0, last);
+    };
+    return options.what === undefined ? wait() : timeStep(this.context.page, `wait_${options.what}`, wait);
+  }
+
+  async dismissInterruptions(): Promise<number> {
+    let dismissed = 0;
+    // a page may stack two (a consent dialog, then a promo); a dialog that will not close ends the attempt
+    for (let round = 0; round < 3; round += 1) {
+      const dialog = await this.elementFrom(`(${INTERRUPTION_DIALOG})()`);
+      if (dialog === null) return dismissed;
+      const buttons = await this.axCandidates(["button", "link"], dialog);
+      const names = buttons.map((button) => button.name);
+      let choice: RoleCandidate | undefined;
+      for (const label of DISMISS_LABELS) {
+        const [index] = matchNames(names, [label]);
+        if (index !== undefined) {
+          choice = buttons[index];
+          break;
+        }
+      }
+      if (choice === undefined) await this.pressKey("Escape");
+      else await this.pressAt({ backendNodeId: choice.backendNodeId });
+      const closed = await this.poll(Math.min(1_000, this.remainingMs()), async () =>
+        (await this.callOn(dialog, IS_SHOWN_DIALOG)) === true ? null : true,
+      );
+      if (closed === null) return dismissed;
+      dismissed += 1;
+    }
+    return dismissed;
+  }
+
+  /**
+   * The element, found again when the page replaced its node. A control that was there and is gone for good is drift
+   * `<what>_vanished`.
+   */
+  private async present(target: PageElement): Promise<PageElement> {
+    if ((await this.callOn(target, "function () { return this.isConnected; }")) === true) return target;
+    const relocate = target.relocate;
+    if (relocate !== undefined) {
+      const found = await this.poll(Math.min(RELOCATE_MS, this.remainingMs()), relocate);
+      if (found !== null) return { ...found, what: target.what, relocate };
+    }
+    throw this.drift(`${target.what ?? "control"}_vanished`, "the control was on the page and went away");
+  }
+
+  /**
+   * Makes the target clickable like a person would: a dialog over it that is an interruption is dismissed, a loading
+   * shell is waited out. Returns false when something else still covers it (the caller then clicks the element itself).
+   */
+  private async uncover(target: PageElement): Promise<boolean> {
+    const until = Date.now() + Math.min(COVER_WAIT_MS, this.remainingMs());
+    for (;;) {
+      const cover = await this.callOn(target, COVER_OF);
+      if (cover === "none" || cover === undefined) return true;
+      if (cover === "dialog") {
+        if ((await this.dismissInterruptions()) === 0 && Date.now() >= until) return false;
+      } else if (cover !== "loading" || Date.now() >= until) {
+        return false;
+      }
+      if (Date.now() >= until) return false;
+      await sleep(POLL_MS, this.context.signal);
+      this.throwIfAborted();
+    }
+  }
+
+  private async clickAt(given: PageElement): Promise<void> {
+    this.throwIfAborted();
+    const target = await this.present(given);
+    const cdp = await this.session();
+    await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target.backendNodeId }).catch(() => undefined);
+    if (!(await this.uncover(target))) {
+      // covered by something that is neither an interruption nor a loading shell: the element takes the click itself
+      markPageAction(this.context.page);
+      await this.callOn(target, "function () { this.click(); }");
+      return;
+    }
+    await this.pressAt(target);
+  }
+
+  /** A real mouse click at the element's centre (no cover check). */
+  private async pressAt(target: PageElement): Promise<void> {
     this.throwIfAborted();
     const cdp = await this.session();
     // A session's commands run in the order sent, and scrolling is done when its command returns: the box is measured
@@ -322,23 +565,88 @@ class PageNavigator implements Navigator {
     return timeStep(this.context.page, "type", () => this.insertText(target, text));
   }
 
-  private async insertText(target: PageElement, text: string): Promise<void> {
+  private async insertText(given: PageElement, text: string): Promise<void> {
     this.throwIfAborted();
+    const until = Date.now() + Math.min(TYPING_WINDOW_MS, this.remainingMs());
+    let target = given;
+    for (;;) {
+      target = await this.present(target);
+      await this.poll(Math.max(0, until - Date.now()), async () => ((await this.callOn(target, IS_EDITABLE)) === false ? null : true));
+      await this.focusComposer(target);
+      if (holdsText(await this.textOf(target), "")) {
+        // the fast way: one insertion per line
+        await this.typeLines(text, (line) => this.context.page.keyboard.sendCharacter(line));
+        if (holdsText(await this.textOf(target), text)) return;
+      }
+      // the composer ignored the insertion (it takes key input only) or holds something else: real keys
+      await this.clearFocused();
+      await this.typeLines(text, (line) => this.typeKeys(line));
+      if (holdsText(await this.textOf(target), text)) return;
+      if (Date.now() >= until) break;
+      // still hydrating or read-only: the same again once it may listen
+      await this.clearFocused();
+      await sleep(250, this.context.signal);
+    }
+    const held = await this.textOf(target);
+    if (held === null || held.trim() === "") {
+      throw this.drift(`${target.what ?? "composer"}_rejects_input`, "the composer did not take the prompt");
+    }
+    // text the editor reformatted (an input rule): the request on the wire is what each provider verifies
+    console.warn(JSON.stringify({ event: "composer_text_differs", provider: this.context.provider }));
+  }
+
+  private async focusComposer(target: PageElement): Promise<void> {
     await this.clickAt(target);
     const cdp = await this.session();
     await cdp.send("DOM.focus", { backendNodeId: target.backendNodeId }).catch(() => undefined);
-    // Each line is inserted in one go; a line break is Shift+Enter, the line break of every chat composer (Enter
-    // alone sends). Inserting "\n" as text would leave it to the editor, which may drop it or split paragraphs.
+  }
+
+  /**
+   * Types line by line; a line break is Shift+Enter, the line break of every chat composer (Enter alone sends).
+   * Inserting "\n" as text would leave it to the editor, which may drop it or split paragraphs.
+   */
+  private async typeLines(text: string, typeLine: (line: string) => Promise<void>): Promise<void> {
     const { keyboard } = this.context.page;
-    const lines = text.split(/\r\n|\r|\n/);
-    for (const [index, line] of lines.entries()) {
+    for (const [index, line] of text.split(/\r\n|\r|\n/).entries()) {
       if (index > 0) {
         await keyboard.down("Shift");
         await keyboard.press("Enter");
         await keyboard.up("Shift");
       }
-      if (line !== "") await keyboard.sendCharacter(line);
+      if (line !== "") await typeLine(line);
     }
+  }
+
+  /** One trusted key press per character (keydown with its text, keyup), sent in batches without waiting for each. */
+  private async typeKeys(line: string): Promise<void> {
+    const cdp = await this.session();
+    const characters = [...line];
+    for (let start = 0; start < characters.length; start += KEY_BATCH) {
+      this.throwIfAborted();
+      await Promise.all(
+        characters
+          .slice(start, start + KEY_BATCH)
+          .flatMap((character) => [
+            cdp.send("Input.dispatchKeyEvent", { type: "keyDown", text: character, unmodifiedText: character, key: character }),
+            cdp.send("Input.dispatchKeyEvent", { type: "keyUp", key: character }),
+          ]),
+      );
+    }
+  }
+
+  /** Selects everything in the focused composer and deletes it. */
+  private async clearFocused(): Promise<void> {
+    const { keyboard } = this.context.page;
+    await keyboard.down("Control");
+    await keyboard.press("KeyA");
+    await keyboard.up("Control");
+    await keyboard.press("Backspace");
+  }
+
+  /** What the composer holds: the value of a text field, the text of an editable region; null when it is gone. */
+  private async textOf(target: PageElement): Promise<string | null> {
+    const text = await this.callOn(target, COMPOSER_TEXT);
+    return typeof text === "string" ? text : null;
   }
 
   async pressKey(key: "Enter" | "Escape"): Promise<void> {
@@ -443,9 +751,14 @@ class PageNavigator implements Navigator {
    */
   private async firstVisible(anchors: readonly string[]): Promise<PageElement | null> {
     if (anchors.length === 0) return null;
+    return this.elementFrom(firstVisibleExpression(anchors));
+  }
+
+  /** The element an in-page expression evaluates to (one round trip to find, one to resolve), or null. */
+  private async elementFrom(expression: string): Promise<PageElement | null> {
     const cdp = await this.session();
     try {
-      const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression: firstVisibleExpression(anchors) });
+      const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression });
       const objectId = result.objectId;
       if (objectId === undefined) return null;
       // Sent together: a session runs its commands in the order sent, so the node is described before its handle goes.
@@ -520,6 +833,114 @@ const IS_VISIBLE = `function () {
   return this.getClientRects().length > 0;
 }`;
 
+/** Key presses sent before waiting for Chromium's acknowledgements (typeKeys). */
+const KEY_BATCH = 64;
+
+/** Dismiss controls of interruptions, most specific first (English, then the commonest localisations). */
+const DISMISS_LABELS: readonly string[] = [
+  "Close",
+  "Dismiss",
+  "Not now",
+  "No thanks",
+  "Maybe later",
+  "Reject all",
+  "Accept all",
+  "Got it",
+  "Skip",
+  "Cancel",
+  "Schließen",
+  "Alle ablehnen",
+  "Alle akzeptieren",
+  "Fermer",
+  "Tout refuser",
+  "Tout accepter",
+  "Cerrar",
+  "Rechazar todo",
+  "Aceptar todo",
+  "Chiudi",
+  "Rifiuta tutto",
+  "Fechar",
+  "Rejeitar tudo",
+  "閉じる",
+  "すべて拒否",
+];
+
+/**
+ * In-page `(dialog) => boolean`: whether a dialog asks the user to sign in (a password field, a sign-in control or
+ * heading, a link to a sign-in page). A consent dialog (Reject all / Accept all) is consent even with a sign-in link.
+ */
+const SIGN_IN_DIALOG = `(dialog) => {
+  const words = (element) => ((element.getAttribute("aria-label") || "") + " " + (element.textContent || "")).replace(/\\s+/g, " ");
+  const controls = Array.from(dialog.querySelectorAll("button, a, [role=button], [role=link], h1, h2, h3, [role=heading]"));
+  if (controls.some((element) => /^\\s*(reject all|accept all|alle ablehnen|alle akzeptieren|tout refuser|tout accepter|rechazar todo|aceptar todo|i agree)\\s*$/i.test(words(element)))) return false;
+  if (dialog.querySelector('input[type="password" i]')) return true;
+  const signIn = /\\b(sign[ -]?in|log[ -]?in|sign[ -]?up|create (an |your )?account|continue with (google|apple|microsoft|email|phone))\\b|anmelden|se connecter|connexion|iniciar sesi[oó]n|accedi|entrar|ログイン|登录|登入/i;
+  if (controls.some((element) => signIn.test(words(element)))) return true;
+  return Array.from(dialog.querySelectorAll("a[href]")).some((link) => /(^|[./])(login|signin|sign-in|accounts)[./]|\\/(login|signin|sign-in|ServiceLogin)\\b/i.test(link.href));
+}`;
+
+/** In-page: visible, modal-looking dialogs (role dialog/alertdialog, aria-modal, an open <dialog>), in document order. */
+const SHOWN_DIALOGS = `Array.from(document.querySelectorAll('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]')).filter((dialog) => {
+  const style = getComputedStyle(dialog);
+  return style.visibility !== "hidden" && style.display !== "none" && dialog.getClientRects().length > 0 && !dialog.parentElement?.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]');
+})`;
+
+/** In-page `this` = a dialog: still shown. */
+const IS_SHOWN_DIALOG = `function () {
+  if (!this.isConnected) return false;
+  const style = getComputedStyle(this);
+  return style.visibility !== "hidden" && style.display !== "none" && this.getClientRects().length > 0;
+}`;
+
+/** In-page: the first shown modal dialog that is an interruption (no sign-in, no challenge evidence), or null. */
+const INTERRUPTION_DIALOG = `() => {
+  const signIn = ${SIGN_IN_DIALOG};
+  return ${SHOWN_DIALOGS}.find((dialog) => !signIn(dialog) && !dialog.querySelector('iframe[src*="captcha" i], iframe[src*="challenge" i], iframe[src*="turnstile" i], form[action*="captcha" i]')) || null;
+}`;
+
+/**
+ * In-page `this` = a control: what covers its centre. "none"; "signin" (a sign-in dialog); "dialog" (another dialog
+ * or its backdrop while a dialog is shown); "loading" (a progressbar or busy shell); "other".
+ */
+const COVER_OF = `function () {
+  const rect = this.getBoundingClientRect();
+  const top = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+  if (top === null || this === top || this.contains(top) || top.contains(this)) return "none";
+  const signIn = ${SIGN_IN_DIALOG};
+  const dialogs = ${SHOWN_DIALOGS};
+  const over = top.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]');
+  if (over !== null) return signIn(over) ? "signin" : "dialog";
+  if (dialogs.length > 0) return dialogs.some(signIn) ? "signin" : "dialog";
+  if (top.closest('[role="progressbar"], [aria-busy="true"]') !== null) return "loading";
+  return "other";
+}`;
+
+/** In-page `this` = a composer: whether it takes input now (not disabled, read-only or switched off). */
+const IS_EDITABLE = `function () {
+  if (!this.isConnected) return true;
+  if (this.disabled === true || this.readOnly === true) return false;
+  if (this.getAttribute("aria-disabled") === "true" || this.getAttribute("aria-readonly") === "true") return false;
+  if (this.hasAttribute("contenteditable") && !this.isContentEditable) return false;
+  return true;
+}`;
+
+/** In-page `this` = a composer: its text (a field's value, an editable region's rendered text). */
+const COMPOSER_TEXT = `function () {
+  if (!this.isConnected) return null;
+  if ((this instanceof HTMLTextAreaElement || this instanceof HTMLInputElement) && typeof this.value === "string") return this.value;
+  return this.innerText || this.textContent || "";
+}`;
+
+/**
+ * Whether the composer's text is the prompt. Letters and digits are compared (an editor may render line breaks as
+ * paragraphs, collapse spaces or turn "* " into a list item: the characters a person typed are what counts).
+ */
+export function holdsText(held: string | null, prompt: string): boolean {
+  if (held === null) return false;
+  const significant = (text: string) => text.replace(/[^\p{L}\p{N}]/gu, "");
+  return significant(held) === significant(prompt);
+}
+
 /** In-page: the first element matching one of `anchors` (in their order, then document order) that IS_VISIBLE, or null. */
 function firstVisibleExpression(anchors: readonly string[]): string {
   return `(() => {
@@ -538,20 +959,6 @@ function firstVisibleExpression(anchors: readonly string[]): string {
 }
 
 /**
- * In-page: whether a modal sits over the element's centre (a sign-in modal covering the composer). The element found at
- * that point may be the dialog itself or, with Radix-style modals, a backdrop beside it: either way something else
- * covers the composer while a modal dialog is open.
- */
-const COVERED_BY_MODAL = `function () {
-  const rect = this.getBoundingClientRect();
-  const top = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
-  if (top === null || this.contains(top)) return false;
-  const modal = '[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]';
-  if (top.closest(modal) !== null) return true;
-  return [...document.querySelectorAll('[aria-modal="true"], dialog[open]')].some((dialog) => dialog.getClientRects().length > 0 && getComputedStyle(dialog).visibility !== "hidden");
-}`;
-
-/**
  * In-page `(composer, withText) => …`: the block the page shows, checked in this order: a visible challenge element
  * ("challenge"), a visible sign-in modal ("login_wall"), a modal over the composer ("login_wall"); else, when `withText`,
  * `{ text }` (title and body text, matched against the challenge texts outside the page), else null.
@@ -568,7 +975,7 @@ function blockCheckFunction(challengeSelectors: readonly string[], modalSelector
   });
   if (anyVisible(${JSON.stringify(challengeSelectors)})) return "challenge";
   if (anyVisible(${JSON.stringify(modalSelectors)})) return "login_wall";
-  if (composer !== null && (${COVERED_BY_MODAL}).call(composer)) return "login_wall";
+  if (composer !== null && (${COVER_OF}).call(composer) === "signin") return "login_wall";
   if (withText && ${textWanted}) return { text: document.title + "\\n" + (document.body ? document.body.innerText : "") };
   return null;
 }`;

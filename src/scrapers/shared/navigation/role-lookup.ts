@@ -27,6 +27,10 @@ const IMPLICIT_ROLES: Readonly<Record<string, string>> = {
   link: "a[href], area[href]",
   listbox: "select, datalist",
   option: "option",
+  // Chromium confirms each: a contenteditable region is a textbox only where it computes so
+  textbox:
+    'textarea, input:not([type]), input[type="text" i], input[type="email" i], input[type="tel" i], input[type="url" i], [contenteditable]:not([contenteditable="false" i])',
+  searchbox: 'input[type="search" i]',
 };
 
 let groups = 0;
