@@ -22,8 +22,10 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { FaultController, FaultName } from "../control";
 import { pacedBody, sleep, splitIntoChunks, untilAborted } from "../shared/paced-body";
 import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
-import { isPerplexityLayout, renderChallengePage, renderPerplexityPage } from "./page";
-import { resolvePerplexityRun } from "./scenarios";
+import { genericVariationTag } from "../shared/page-variation";
+import { isPerplexityLayout, PERPLEXITY_VARIATION_PROFILE, renderChallengePage, renderPerplexityPage } from "./page";
+import { drawPerplexityVariation, type StreamAlternatives } from "./variation";
+import { type PerplexityRun, resolvePerplexityRun } from "./scenarios";
 import { type PerplexityRequestEcho, type PerplexityStreamFault, renderPerplexityBody, renderTerminalEvent } from "./stream";
 import { renderChangedPage } from "../shared/changed-page";
 
@@ -31,6 +33,7 @@ export const PERPLEXITY_PROVIDER_ID = "perplexity";
 export const PERPLEXITY_ASK_PATH = "/rest/sse/perplexity_ask";
 const LOGIN_WALL_COOKIE = "replica_pplx_login_wall";
 const MAX_REMEMBERED_RUNS = 50;
+const MAX_REMEMBERED_PAGES = 50;
 
 /** Faults answered with an HTTP error instead of a stream (perplexity.md §5). */
 export const PERPLEXITY_ERROR_FAULTS = {
@@ -111,13 +114,45 @@ function sseResponse(bytes: Uint8Array, cut: boolean, chunkMs: number, c: Contex
   });
 }
 
+/** A fuzzed page's `frontend_context_uuid`: fixed by the seed and page load, so a seed replays the same page. */
+function pageUuid(seed: number, pageLoad: number): string {
+  let hash = 0x811c9dc5;
+  const hex: string[] = [];
+  for (let part = 0; part < 4; part += 1) {
+    for (const char of `${seed}:${pageLoad}:${part}`) {
+      hash ^= char.charCodeAt(0);
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    hex.push(hash.toString(16).padStart(8, "0"));
+  }
+  const h = hex.join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The run as a fuzzed page's stream plays it (sheet_alternatives of variation.ts); content unchanged. */
+function withStreamAlternatives(run: PerplexityRun, alternatives: StreamAlternatives): PerplexityRun {
+  return {
+    ...run,
+    shape: {
+      ...run.shape,
+      ...(alternatives.endOfStream === null ? {} : { endOfStream: alternatives.endOfStream }),
+      ...(alternatives.relatedItems === null ? {} : { relatedItems: alternatives.relatedItems }),
+    },
+  };
+}
+
 export function createPerplexityApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
   /** Terminal snapshots of the runs this server started, for the reconnect endpoint. */
   const terminalEvents = new Map<string, string>();
+  /** Fuzzed pages by their `frontend_context_uuid`: the stream of a page's requests follows that page's draw. */
+  const fuzzedPages = new Map<string, StreamAlternatives>();
+  /** What fuzzed and plain pages reported of their controls when they sent (tests read the page's own state). */
+  const pageStates: unknown[] = [];
 
   const page = (c: Context<ReplicaEnv>): Response => {
     controller.recordPageLoad(PERPLEXITY_PROVIDER_ID);
+    const draw = controller.drawVariation(PERPLEXITY_PROVIDER_ID);
     if (controller.takeChangedPage(PERPLEXITY_PROVIDER_ID)) return c.html(renderChangedPage("Perplexity"));
     const plan = controller.takeFault(PERPLEXITY_PROVIDER_ID, (fault) => fault === "challenge" || fault === "login_wall");
     if (plan.fault === "challenge") return challengeResponse(c);
@@ -127,7 +162,21 @@ export function createPerplexityApp(controller: FaultController): Hono<ReplicaEn
     else if (getCookie(c, LOGIN_WALL_COOKIE) !== undefined) deleteCookie(c, LOGIN_WALL_COOKIE, { path: cookiePath });
     const layout = controller.layoutOf(PERPLEXITY_PROVIDER_ID);
     c.header("cache-control", "no-store");
-    return c.html(renderPerplexityPage({ layout: isPerplexityLayout(layout) ? layout : "lexical-prose", signInWall: walled }));
+    const drawn = draw === null ? null : drawPerplexityVariation(draw, pageUuid(draw.seed, draw.pageLoad));
+    if (drawn !== null) {
+      fuzzedPages.set(drawn.page.frontendContextUuid, drawn.stream);
+      if (fuzzedPages.size > MAX_REMEMBERED_PAGES) fuzzedPages.delete(fuzzedPages.keys().next().value ?? "");
+    }
+    // the page's own script is a module (deferred): the generic runtime must run after it, so it is a module too
+    const variationTag = genericVariationTag(draw, PERPLEXITY_VARIATION_PROFILE).replace(/^<script>/, '<script type="module">');
+    return c.html(
+      renderPerplexityPage({
+        layout: isPerplexityLayout(layout) ? layout : "lexical-prose",
+        signInWall: walled,
+        variation: drawn?.page ?? null,
+        variationTag,
+      }),
+    );
   };
 
   app.get("/", (c) => {
@@ -140,6 +189,15 @@ export function createPerplexityApp(controller: FaultController): Hono<ReplicaEn
   app.get("/search/:slug", page);
 
   app.get("/api/auth/session", (c) => c.json({}));
+
+  // Test instrumentation, not the site: the page reports its controls' state when it sends (the scraper never sees
+  // this; a test asserts through it that a choice was made on the page and not by patching the request).
+  app.post("/__replica/page-state", async (c) => {
+    pageStates.push(await c.req.json().catch(() => null));
+    if (pageStates.length > MAX_REMEMBERED_PAGES) pageStates.shift();
+    return c.body(null, 204);
+  });
+  app.get("/__replica/page-state", (c) => c.json({ states: pageStates }));
 
   app.post("/rest/sse/perplexity_terminate", (c) => c.json({ status: "success" }));
 
@@ -188,7 +246,9 @@ export function createPerplexityApp(controller: FaultController): Hono<ReplicaEn
       return c.json(errorBody, status);
     }
 
-    const run = resolvePerplexityRun(request.queryStr, { searchEnabled: request.searchEnabled });
+    const resolved = resolvePerplexityRun(request.queryStr, { searchEnabled: request.searchEnabled });
+    const alternatives = request.echo.frontendContextUuid === null ? undefined : fuzzedPages.get(request.echo.frontendContextUuid);
+    const run = alternatives === undefined ? resolved : withStreamAlternatives(resolved, alternatives);
     terminalEvents.set(run.ids.backendUuid, renderTerminalEvent(run, request.echo));
     if (terminalEvents.size > MAX_REMEMBERED_RUNS) {
       const oldest = terminalEvents.keys().next();

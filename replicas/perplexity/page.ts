@@ -14,6 +14,8 @@
  * link's `aria-label`, a "Related" list once the answer completed.
  */
 import { readFileSync } from "node:fs";
+import type { VariationProfile } from "../shared/page-variation";
+import type { PerplexityPageVariation } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/perplexity-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("perplexity-page.js must not contain a closing script tag");
@@ -101,7 +103,7 @@ const SOURCE_ITEMS: readonly SourceItem[] = [
   { title: "Social", description: "Discussions and opinions" },
 ];
 
-function sourcesMenu(layout: PerplexityLayout): string {
+function sourcesMenu(layout: PerplexityLayout, label: string | null): string {
   const items = SOURCE_ITEMS.map((item) => {
     if (layout === "textarea-markdown-content") {
       return `<div role="menuitemcheckbox" tabindex="-1" aria-checked="false"><span class="menu-item-title">${item.title}</span><span class="menu-item-description">${item.description}</span></div>`;
@@ -109,18 +111,20 @@ function sourcesMenu(layout: PerplexityLayout): string {
     const label = layout === "lexical-split-prose" ? item.title.toLowerCase() : item.title;
     return `<div role="menuitemcheckbox" tabindex="-1" aria-checked="false"><span>${label}</span></div>`;
   }).join("");
-  const triggerLabel = {
-    "lexical-prose": "Sources",
-    "textarea-markdown-content": "Set sources for search",
-    "lexical-split-prose": "Connectors and sources",
-  }[layout];
+  const triggerLabel =
+    label ??
+    {
+      "lexical-prose": "Sources",
+      "textarea-markdown-content": "Set sources for search",
+      "lexical-split-prose": "Connectors and sources",
+    }[layout];
   return `<button type="button" aria-label="${triggerLabel}" aria-haspopup="menu" aria-expanded="false" data-state="closed">${GLOBE}</button>
 <div role="menu" aria-orientation="vertical" hidden>${items}</div>`;
 }
 
-function composer(layout: PerplexityLayout): string {
+function composer(layout: PerplexityLayout, sourcesLabel: string | null): string {
   const input = layout === "textarea-markdown-content" ? TEXTAREA_INPUT : LEXICAL_INPUT;
-  const toolbar = `<div class="composer-toolbar"><div class="toolbar-left">${sourcesMenu(layout)}</div><button type="button" aria-label="Submit" disabled>${ARROW}</button></div>`;
+  const toolbar = `<div class="composer-toolbar"><div class="toolbar-left">${sourcesMenu(layout, sourcesLabel)}</div><button type="button" aria-label="Submit" disabled>${ARROW}</button></div>`;
   if (layout === "lexical-split-prose") {
     return `<div class="composer-dock"><div class="k2m9xq"><div class="composer"><div class="r7t1zz"><div class="p0q3lw">${input}</div></div>${toolbar}</div></div></div>`;
   }
@@ -131,10 +135,62 @@ export interface PerplexityPageOptions {
   layout: PerplexityLayout;
   /** Render the sign-in modal over the page (anonymous quota used up / login wall). */
   signInWall: boolean;
+  /** Page fuzzing (variation.ts): the provider's own choices, played by the client script; absent = none. */
+  variation?: PerplexityPageVariation | null;
+  /** The generic variation's script tag (shared/page-variation.ts), put after the page's own script; "" = none. */
+  variationTag?: string;
 }
 
+/**
+ * How the page lends itself to the generic variation classes. The sheet's anchors stay intact: `#ask-input`, the
+ * textarea's placeholder, `button[aria-label="Submit"]` (§2 gives that label as the selector, so it is never
+ * restyled), `.prose`, `span.citation` and the `data-pplx-*` attributes (kept classes).
+ */
+export const PERPLEXITY_VARIATION_PROFILE: VariationProfile = {
+  // the composer, the send control and the sources menu's trigger mount and hydrate together (a client-rendered app)
+  hydrating: ["#ask-input", 'textarea[placeholder*="Ask"]', 'button[aria-label="Submit"]', 'button[aria-haspopup="menu"]'],
+  composer: ["#ask-input", 'textarea[placeholder*="Ask"]'],
+  // labels the sheet does not state (the trigger's label is unknown, item wordings vary): restyled freely
+  labelled: ['button[aria-haspopup="menu"]', '[role="menuitemcheckbox"]', 'button[data-testid="stop-generating-response-button"]'],
+  wrappable: [".composer-dock", ".composer-toolbar", ".toolbar-left"],
+  rotatable: [
+    ".sidebar",
+    ".composer-dock",
+    ".composer",
+    ".composer-toolbar",
+    ".toolbar-left",
+    ".stop-button",
+    ".query-title",
+    "span.citation",
+  ],
+  keepClasses: ["prose", "citation"],
+  siblings: [
+    {
+      // a newer assistant's input (Comet-style "ask about this tab") before the composer; not Lexical, no #ask-input
+      before: '#ask-input, textarea[placeholder*="Ask"]',
+      html: '<div class="tab-assistant" contenteditable="true" role="textbox" aria-label="Ask about this tab" style="min-height:24px;border-bottom:1px dashed #3a3d3d;margin-bottom:6px"></div>',
+      what: "a tab-assistant textbox before the composer",
+    },
+    {
+      // a model picker (menu button) before the sources menu's trigger
+      before: 'button[aria-haspopup="menu"]',
+      html: '<button type="button" aria-haspopup="menu" aria-expanded="false" aria-label="Choose a model">Best</button>',
+      what: "a model picker before the sources trigger",
+    },
+    {
+      // voice mode before the send control
+      before: 'button[aria-label="Submit"]',
+      html: '<button type="button" aria-label="Voice mode">Voice</button>',
+      what: "a voice-mode button before Submit",
+    },
+  ],
+};
+
 export function renderPerplexityPage(options: PerplexityPageOptions): string {
-  const nextData = JSON.stringify({ props: { pageProps: { layout: options.layout } }, page: "/", buildId: "replica" });
+  const pageProps: Record<string, unknown> = { layout: options.layout };
+  // fuzzing off: the page stays byte for byte what it was
+  if (options.variation !== undefined && options.variation !== null) pageProps.variation = options.variation;
+  const nextData = JSON.stringify({ props: { pageProps }, page: "/", buildId: "replica" }).replace(/</g, "\\u003c");
   return `<!DOCTYPE html>
 <html lang="en-US" class="dark">
 <head>
@@ -153,7 +209,7 @@ export function renderPerplexityPage(options: PerplexityPageOptions): string {
   </nav>
   <main>
     <div class="thread" hidden></div>
-    ${composer(options.layout)}
+    ${composer(options.layout, options.variation?.sourcesLabel ?? null)}
   </main>
 </div>
 <section aria-live="polite" aria-label="Notifications"></section>
@@ -161,7 +217,7 @@ export function renderPerplexityPage(options: PerplexityPageOptions): string {
 ${options.signInWall ? SIGN_IN_DIALOG : ""}
 <script id="__NEXT_DATA__" type="application/json">${nextData}</script>
 <script type="module">${CLIENT_SCRIPT}</script>
-</body>
+${options.variationTag ?? ""}</body>
 </html>`;
 }
 

@@ -25,6 +25,7 @@
  * | `long-answer`      | about 40 kB of markdown in 60-character chunks                                                     |
  * | `crlf`             | SSE lines ended by `\r\n`                                                                          |
  * | `related-legacy`   | only `related_queries` (no `related_query_items`), no `end_of_stream` event                        |
+ * | `inline-links`     | markdown links and an autolink carrying the sources' URLs (text fragment, `utm_source=perplexity`)  |
  * | `final-no-answer`  | COMPLETED with an empty answer while web results exist                                              |
  * | (anything else)    | `default`: two sources, diff mode, `end_of_stream`; the answer and the title quote the prompt       |
  */
@@ -84,6 +85,11 @@ export interface PerplexityRun {
   chunks: string[];
   /** The terminal `markdown_block.answer` (authoritative); null when the terminal frame carries none. */
   terminalAnswer: string | null;
+  /**
+   * The answer as plain text (the API's `result`), written by hand from the answer by the team's rules (markers kept as
+   * `[n]`, emphasis dropped, list markers kept, table rows tab-separated, code verbatim), for the test oracles.
+   */
+  resultText: string;
   /** The final web results, in order ([] = an empty list; null = no web_results block at all). */
   webResults: PerplexityWebResult[] | null;
   /** Streamed, then removed again (diff framing, one-by-one results). */
@@ -226,6 +232,17 @@ const EIFFEL_SOURCES = [
   ),
 ];
 
+function defaultPlainText(prompt: string): string {
+  return [
+    `You asked: "${prompt}".`,
+    "",
+    "This is the replica's default answer, built from two sources[1][2]. It has bold text and a list:",
+    "",
+    "- The first point cites one source[1].",
+    "- The second point cites the other[2].",
+  ].join("\n");
+}
+
 function defaultAnswer(prompt: string): string {
   return [
     `You asked: "${prompt}".`,
@@ -248,6 +265,7 @@ const defaultScenario: PerplexityScenario = {
       slug: threadSlug(prompt),
       chunks: splitIntoAnswerChunks(answer, 24),
       terminalAnswer: answer,
+      resultText: defaultPlainText(prompt),
       webResults: EIFFEL_SOURCES,
       relatedQuestions: ["What else should I know about this?", "Where can I read more about it?"],
     };
@@ -284,6 +302,7 @@ const diffsOnly: PerplexityScenario = {
       slug: "how-does-photosynthesis-work-Df0nLy01",
       chunks: splitIntoAnswerChunks(answer, 12),
       terminalAnswer: null,
+      resultText: answer,
       webResults: DIFF_SOURCES,
       withdrawnResult: result("Photosynthesis (draft)", "https://example.org/withdrawn", "A result the site withdrew.", "example", 6),
       revisedSnippet: { index: 1, draft: "Light reactions." },
@@ -311,6 +330,14 @@ const materializedOnly: PerplexityScenario = {
       slug: "what-causes-tides-MaTer1al",
       chunks: splitIntoAnswerChunks(answer, 20),
       terminalAnswer: answer,
+      resultText: [
+        "Tides",
+        "",
+        "Tides are caused mainly by the Moon's gravity[1], with a smaller contribution from the Sun[2].",
+        "",
+        "1. Spring tides happen at new and full moon[2].",
+        "2. Neap tides happen at the quarter moons[1].",
+      ].join("\n"),
       webResults: [
         result("Tide - Wikipedia", "https://en.wikipedia.org/wiki/Tide", "Tides are the rise and fall of sea levels.", "wikipedia", 7),
         result(
@@ -341,6 +368,8 @@ const renumbered: PerplexityScenario = {
       " and the borrow checker enforces it [2].",
     ],
     terminalAnswer:
+      "Rust guarantees memory safety without a garbage collector [1]. Its ownership model is checked at compile time [2], and the borrow checker enforces it [3].",
+    resultText:
       "Rust guarantees memory safety without a garbage collector [1]. Its ownership model is checked at compile time [2], and the borrow checker enforces it [3].",
     webResults: [
       result(
@@ -393,6 +422,8 @@ const manySources: PerplexityScenario = {
       slug: "how-fast-did-renewables-grow-M4nySrcs",
       chunks: splitIntoAnswerChunks(answer, 30),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: MANY,
       relatedQuestions: ["Which country added the most solar?", "How much wind power was installed?", "What about storage?"],
     };
@@ -410,6 +441,8 @@ const noSources: PerplexityScenario = {
       slug: "what-is-two-plus-two-N0Src000",
       chunks: splitIntoAnswerChunks(answer, 16),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [],
       relatedQuestions: [],
     };
@@ -432,6 +465,8 @@ const noSnippet: PerplexityScenario = {
       slug: "does-honey-expire-Sn1ppetX",
       chunks: splitIntoAnswerChunks(answer, 18),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [
         withoutSnippet,
         emptySnippet,
@@ -472,6 +507,8 @@ const unicode: PerplexityScenario = {
     ],
     terminalAnswer:
       "東京は日本の首都です[1]。서울은 한국의 수도입니다[2]. Family: 👨‍👩‍👧‍👦, flags: 🇯🇵 🇰🇷, café with a combining accent: cafe\u0301, Arabic: مرحبا بالعالم, math: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ✅",
+    resultText:
+      "東京は日本の首都です[1]。서울은 한국의 수도입니다[2]. Family: 👨‍👩‍👧‍👦, flags: 🇯🇵 🇰🇷, café with a combining accent: cafe\u0301, Arabic: مرحبا بالعالم, math: 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ✅",
     webResults: [
       result("東京 - ウィキペディア", "https://ja.wikipedia.org/wiki/東京", "東京は日本の首都。", "wikipedia", 44),
       result("서울특별시 - 위키백과", "https://ko.wikipedia.org/wiki/%EC%84%9C%EC%9A%B8", "대한민국의 수도 🇰🇷", "wikipedia", 45),
@@ -501,6 +538,16 @@ const tableMarkers: PerplexityScenario = {
       slug: "how-many-moons-do-planets-have-T4bleMrk",
       chunks: splitIntoAnswerChunks(answer, 15),
       terminalAnswer: answer,
+      resultText: [
+        "Here are the moons of three planets[1]:",
+        "",
+        "Planet\tMoons\tSource",
+        "Earth\t1\t[1]",
+        "Mars\t2\t[2][3]",
+        "Jupiter\t95\t[3]",
+        "",
+        "Counts change as new moons are confirmed[3].",
+      ].join("\n"),
       webResults: [
         result("Moon - Wikipedia", "https://en.wikipedia.org/wiki/Moon", "Earth's only natural satellite.", "wikipedia", 46),
         result("Moons of Mars | NASA", "https://science.nasa.gov/mars/moons/", "Phobos and Deimos.", "nasa", 47),
@@ -537,6 +584,14 @@ const codeFence: PerplexityScenario = {
       slug: "how-do-python-list-indexes-work-C0deF3nc",
       chunks: splitIntoAnswerChunks(answer, 14),
       terminalAnswer: answer,
+      resultText: [
+        "Python lists are zero-indexed[1], so arr[2] is the third element:",
+        "",
+        "values = [10, 20, 30]",
+        "print(values[1])  # prints 20",
+        "",
+        "Negative indexes count from the end[2].",
+      ].join("\n"),
       webResults: [
         result(
           "5. Data Structures — Python documentation",
@@ -569,6 +624,8 @@ const planProgress: PerplexityScenario = {
       slug: "where-is-the-james-webb-telescope-Pl4nStep",
       chunks: splitIntoAnswerChunks(answer, 20),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [
         result(
           "James Webb Space Telescope - Wikipedia",
@@ -603,6 +660,8 @@ const unknownBlocks: PerplexityScenario = {
       slug: "how-tall-is-mount-everest-Unkn0wnB",
       chunks: splitIntoAnswerChunks(answer, 16),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [
         result("Mount Everest - Wikipedia", "https://en.wikipedia.org/wiki/Mount_Everest", "Earth's highest mountain.", "wikipedia", 53),
         result("K2 - Wikipedia", "https://en.wikipedia.org/wiki/K2", "The second-highest mountain on Earth.", "wikipedia", 54),
@@ -634,6 +693,8 @@ const mediaItems: PerplexityScenario = {
       slug: "how-long-is-the-great-wall-Med1aIts",
       chunks: splitIntoAnswerChunks(answer, 18),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [
         result(
           "Great Wall of China - Wikipedia",
@@ -668,6 +729,30 @@ const mediaItems: PerplexityScenario = {
     };
   },
 };
+
+/**
+ * The long answer's plain text, written part by part beside longAnswer() by the rules of `result` (headings as text,
+ * list markers and nesting kept, table rows tab-separated without the divider, code verbatim without fences).
+ */
+function longAnswerPlainText(): string {
+  const blocks: string[] = ["A long history of navigation"];
+  for (let n = 1; n <= 75; n += 1) {
+    const cite = ((n - 1) % 6) + 1;
+    blocks.push(
+      `Part ${n}: instruments and ideas`,
+      `Navigators relied on the stars, the sun and careful record keeping[${cite}]. This paragraph is part ${n} of 75 and is deliberately long, so that the whole answer exceeds forty kilobytes of markdown and arrives in hundreds of chunks.`,
+      [
+        `- Instrument ${n}: the astrolabe, the quadrant or the sextant[${((n + 1) % 6) + 1}]`,
+        `  - nested detail ${n}: accuracy improved with every generation`,
+        `- Method ${n}: dead reckoning checked against celestial fixes`,
+      ].join("\n"),
+      `Century\tInstrument\tAccuracy\n${n + 10}th\tsextant ${n}\t${n} arc-minutes`,
+    );
+    if (n % 9 === 0) blocks.push(`log entry ${n}: noon sight taken, latitude 48°51′N`);
+  }
+  blocks.push("In short, navigation combined astronomy, mathematics and craft[1][6].");
+  return blocks.join("\n\n");
+}
 
 /** About 40 kB of markdown from fixed text (identical on every run). */
 function longAnswer(): string {
@@ -738,6 +823,7 @@ const longAnswerScenario: PerplexityScenario = {
       slug: "history-of-navigation-L0ngAnsw",
       chunks: splitIntoAnswerChunks(answer, 60),
       terminalAnswer: answer,
+      resultText: longAnswerPlainText(),
       webResults: LONG_SOURCES,
       relatedQuestions: ["Who invented the sextant?", "How was longitude solved?"],
       shape: { chunksPerEvent: 8 },
@@ -756,6 +842,8 @@ const crlf: PerplexityScenario = {
       slug: "at-what-temperature-does-water-boil-CrLf0000",
       chunks: splitIntoAnswerChunks(answer, 14),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [
         result("Boiling point - Wikipedia", "https://en.wikipedia.org/wiki/Boiling_point", "The boiling point of water.", "wikipedia", 63),
         result(
@@ -783,11 +871,39 @@ const relatedLegacy: PerplexityScenario = {
       slug: "speed-of-light-ReLaTed0",
       chunks: splitIntoAnswerChunks(answer, 12),
       terminalAnswer: answer,
+      // no markup: the plain text is the markdown itself
+      resultText: answer,
       webResults: [
         result("Speed of light - Wikipedia", "https://en.wikipedia.org/wiki/Speed_of_light", "c = 299792458 m/s.", "wikipedia", 65),
       ],
       relatedQuestions: ["Is anything faster than light?", "How was the speed of light measured?"],
       shape: { relatedItems: false, endOfStream: false },
+    };
+  },
+};
+
+const BEE_GUIDE = "https://www.beekeeping.example.com/how-bees-make-honey?utm_source=perplexity&ref=guide#steps";
+const HONEY_STORY = "https://www.smithsonianmag.com/science-nature/honey#:~:text=edible%20honey";
+
+/** Links in the answer's markdown carrying the same URLs as the sources, with a text fragment and `utm_source`. */
+const inlineLinks: PerplexityScenario = {
+  id: "inline-links",
+  trigger: "inline-links",
+  build: () => {
+    const answer = `Bees turn nectar into honey by evaporating it[1]; see the [beekeeping guide](${BEE_GUIDE}) and the [Smithsonian story](${HONEY_STORY})[2].\n\nRead more at <${BEE_GUIDE}>.`;
+    return {
+      ...none,
+      threadTitle: "How do bees make honey?",
+      slug: "how-do-bees-make-honey-L1nksUrl",
+      chunks: splitIntoAnswerChunks(answer, 22),
+      terminalAnswer: answer,
+      resultText:
+        "Bees turn nectar into honey by evaporating it[1]; see the beekeeping guide and the Smithsonian story[2].\n\nRead more at https://www.beekeeping.example.com/how-bees-make-honey?ref=guide#steps.",
+      webResults: [
+        result("How bees make honey", BEE_GUIDE, "Nectar is evaporated in the hive.", "beekeeping.example.com", 66),
+        result("Ancient honey", HONEY_STORY, "Edible honey in tombs.", "smithsonianmag", 67),
+      ],
+      relatedQuestions: ["Why do bees make honey?"],
     };
   },
 };
@@ -801,6 +917,7 @@ const finalNoAnswer: PerplexityScenario = {
     slug: "unanswered-question-N0Answer",
     chunks: [],
     terminalAnswer: "",
+    resultText: "",
     webResults: EIFFEL_SOURCES,
     relatedQuestions: [],
   }),
@@ -822,6 +939,7 @@ export const PERPLEXITY_SCENARIOS: readonly PerplexityScenario[] = [
   longAnswerScenario,
   crlf,
   relatedLegacy,
+  inlineLinks,
   finalNoAnswer,
   defaultScenario,
 ];
@@ -829,6 +947,15 @@ export const PERPLEXITY_SCENARIOS: readonly PerplexityScenario[] = [
 export function pickPerplexityScenario(prompt: string): PerplexityScenario {
   const lower = prompt.toLowerCase();
   return PERPLEXITY_SCENARIOS.find((scenario) => scenario.trigger !== null && lower.includes(scenario.trigger)) ?? defaultScenario;
+}
+
+/** offlineAnswer() as plain text (written by hand: it has no markup, so it is the same text). */
+export function offlinePlainText(prompt: string): string {
+  return [
+    `You asked: "${prompt}".`,
+    "",
+    "This answer comes from trained knowledge only: the web was not searched, so nothing is cited.",
+  ].join("\n");
 }
 
 /** What the replica answers when the page turned the Web source off: no search, no results, no markers. */
@@ -858,6 +985,7 @@ export function resolvePerplexityRun(prompt: string, options: { searchEnabled: b
     ...run,
     chunks: splitIntoAnswerChunks(answer, 24),
     terminalAnswer: answer,
+    resultText: offlinePlainText(prompt),
     webResults: null,
     withdrawnResult: null,
     revisedSnippet: null,

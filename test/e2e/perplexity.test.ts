@@ -1,16 +1,15 @@
 /**
  * GET /scrapers/perplexity end to end: the real Worker, real Chromium through the Browser Rendering binding, the
- * Perplexity replica. Expected fields are derived from the replica's scenario data by the mapping of
- * providers/perplexity.md §4, written here independently of the parser.
+ * Perplexity replica. Expected fields come from the oracle (test/support/oracles/perplexity.ts): the scenario data by
+ * the mapping of providers/perplexity.md §4, written by hand, independently of the parser and the renderer.
  */
 import { env } from "cloudflare:workers";
 import type { z } from "@hono/zod-openapi";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type PerplexityRun, resolvePerplexityRun } from "../../replicas/perplexity/scenarios";
+import { resolvePerplexityRun } from "../../replicas/perplexity/scenarios";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { PerplexityAnswerSchema } from "../../src/scrapers/perplexity/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import {
   api,
   balanceOf,
@@ -21,6 +20,8 @@ import {
   replicaRequests,
   type TestAccount,
 } from "../integration/helpers";
+import { expectedPerplexityFields, perplexityOracle } from "../support/oracles/perplexity";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";
 
 type PerplexityResponse = CommonScrapeFields & z.infer<typeof PerplexityAnswerSchema>;
@@ -46,30 +47,16 @@ async function scrape(
   return { status: response.status, body: await response.json<PerplexityResponse & { detail?: string }>(), headers: response.headers };
 }
 
-/** The three URL normalisations of DESIGN.md §4, written out for the scenario URLs that need one. */
-const NORMALISED_URLS: Record<string, string> = {
-  "https://www.smithsonianmag.com/science-nature/honey#:~:text=edible%20honey": "https://www.smithsonianmag.com/science-nature/honey",
-  "https://www.google.com/url?q=https://www.example.edu/honey-chemistry?lang%3Den&sa=U&ved=2ahUKEwj":
-    "https://www.example.edu/honey-chemistry?lang=en",
-  "https://www.beekeeping.example.com/how-bees-make-honey?utm_source=perplexity&ref=guide#steps":
-    "https://www.beekeeping.example.com/how-bees-make-honey?ref=guide#steps",
-};
-
-/** perplexity.md §4 applied to the run the replica renders for this prompt and web-search choice. */
+/** perplexity.md §4 applied to the run the replica renders for this prompt and web-search choice (the oracle's mapping). */
 function expectedFields(prompt: string, webSearch = true): PerplexityFields {
-  const run: PerplexityRun = resolvePerplexityRun(prompt, { searchEnabled: webSearch });
-  // the terminal frame's answer is authoritative; without one, the joined chunks
-  const markdown = run.terminalAnswer ?? run.chunks.join("");
-  return {
-    result: markdownToPlainText(markdown),
-    result_markdown: markdown,
-    sources: (run.webResults ?? []).map((source) => ({
-      title: source.name,
-      url: NORMALISED_URLS[source.url] ?? source.url,
-      snippet: source.snippet ?? "",
-    })),
-    related_questions: run.relatedQuestions,
-  };
+  return expectedPerplexityFields(resolvePerplexityRun(prompt, { searchEnabled: webSearch }));
+}
+
+/** What the page reported of its own controls when it sent the last request (replica instrumentation). */
+async function lastPageState(): Promise<{ sources: string[]; web_item_checked: string | null } | undefined> {
+  const response = await fetch(`${env.REPLICA_URL}/perplexity/__replica/page-state`);
+  const { states } = (await response.json()) as { states: Array<{ sources: string[]; web_item_checked: string | null }> };
+  return states.at(-1);
 }
 
 function fieldsOf(body: PerplexityResponse): PerplexityFields {
@@ -121,6 +108,7 @@ describe("perplexity scenarios through real Chromium", () => {
     "long-answer navigation",
     "crlf boiling water",
     "related-legacy light speed",
+    "inline-links bees",
   ];
   for (const prompt of prompts) {
     it(`${resolvePerplexityRun(prompt, { searchEnabled: true }).scenarioId}: every field`, async () => {
@@ -191,6 +179,8 @@ describe("web_search", () => {
     expect(body.sources).toEqual([]);
     expect(body.result_markdown).not.toMatch(/\[\d+\]/);
     await expectRequestSent(prompt, false);
+    // chosen on the page (the default layout's menu is known): the page's own Web item is unchecked
+    expect(await lastPageState()).toMatchObject({ web_item_checked: "false", sources: [] });
   });
 
   it("web_search=true is the site default (nothing touched) and still verified on the wire", async () => {
@@ -224,11 +214,18 @@ describe("perplexity on every replica layout", () => {
     expect(await replicaLayouts(PROVIDER)).toEqual([...LAYOUTS]);
   });
 
-  // web_search=false: the first two layouts switch "Web" off in the sources menu; the third labels its sources control
-  // in a way the scraper does not know, so the choice is patched into the request instead. Both verified on the wire.
+  // web_search=false: the first two layouts switch "Web" off in the sources menu (chosen on the page: the Web item is
+  // unchecked in the page's own menu); the third labels its sources control in a way the scraper does not know, so the
+  // choice is patched into the request instead (the page's menu still has Web checked). Both verified on the wire.
+  const CHOSEN_ON_PAGE: Record<(typeof LAYOUTS)[number], boolean> = {
+    "lexical-prose": true,
+    "textarea-markdown-content": true,
+    "lexical-split-prose": false,
+  };
   for (const layout of LAYOUTS) {
     for (const webSearch of [true, false]) {
-      it(`${layout}, web_search=${webSearch}: every field, the choice verified on the wire`, async () => {
+      const how = webSearch ? "the default left untouched" : CHOSEN_ON_PAGE[layout] ? "chooses Web off on the page" : "patched";
+      it(`${layout}, web_search=${webSearch}: every field, ${how}, verified on the wire`, async () => {
         await replicaControl("layout", { provider: PROVIDER, layout });
         const prompt = `table-markers in the ${layout} layout`;
         const { status, body } = await scrape({ prompt, web_search: String(webSearch), bypass_cache: "true" });
@@ -236,6 +233,10 @@ describe("perplexity on every replica layout", () => {
         expectCommonFields(body, prompt);
         expect(fieldsOf(body)).toEqual(expectedFields(prompt, webSearch));
         await expectRequestSent(prompt, webSearch);
+        // the page's own control state: Web unchecked only when the scraper switched it off in the menu
+        const pageState = await lastPageState();
+        const webOnInPage = webSearch || !CHOSEN_ON_PAGE[layout];
+        expect(pageState).toMatchObject({ web_item_checked: String(webOnInPage), sources: webOnInPage ? ["web"] : [] });
       });
     }
   }
@@ -274,5 +275,7 @@ describe("provider origin and drift", () => {
     expect(provider.allowedDomains("https://www.perplexity.ai")).toContain("www.perplexity.ai");
   });
 });
+
+describeFuzzedPages({ oracle: perplexityOracle, seeds: CI_SEEDS });
 
 describeProviderContract({ provider: PROVIDER, prompt: "Who designed the Eiffel Tower?", drift: { code: "perplexity.composer_missing" } });

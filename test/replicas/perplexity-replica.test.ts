@@ -579,3 +579,108 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
     }
   }, 90_000);
 });
+
+describe("page fuzzing (replicas/perplexity/variation.ts)", () => {
+  const pageOf = async (): Promise<string> => (await fetch(`${server.url}/perplexity/`)).text();
+  const fuzz = async (seed: number | null, classes?: string[]): Promise<void> => {
+    const response = await control("variation", { provider: "perplexity", seed, ...(classes === undefined ? {} : { classes }) });
+    expect(response.status).toBe(200);
+  };
+  const variationOf = (html: string): Record<string, unknown> | null => {
+    const data = /<script id="__NEXT_DATA__" type="application\/json">([^<]*)<\/script>/.exec(html)?.[1] ?? "{}";
+    const parsed = JSON.parse(data) as { props?: { pageProps?: { variation?: Record<string, unknown> } } };
+    return parsed.props?.pageProps?.variation ?? null;
+  };
+  const ALL = ["hydration", "late_lists", "rollout_siblings", "decoration", "interruptions", "controlled_inputs", "sheet_alternatives"];
+
+  it("the same seed draws the same page; another seed another one", async () => {
+    await fuzz(7);
+    const first = await pageOf();
+    await fuzz(7);
+    expect(await pageOf()).toBe(first);
+    await fuzz(8);
+    expect(await pageOf()).not.toBe(first);
+    expect(variationOf(first)).not.toBeNull();
+  });
+
+  it("a class that is off changes nothing of that class, and the others draw what they drew", async () => {
+    for (const seed of [3, 11, 29]) {
+      await fuzz(seed);
+      const all = variationOf(await pageOf());
+      await fuzz(
+        seed,
+        ALL.filter((name) => name !== "late_lists"),
+      );
+      const noLists = variationOf(await pageOf());
+      expect(noLists).toMatchObject({ pills: null, related: null });
+      expect({ ...noLists, pills: null, related: null }).toEqual({ ...all, pills: null, related: null });
+      await fuzz(
+        seed,
+        ALL.filter((name) => name !== "sheet_alternatives"),
+      );
+      const noAlternatives = variationOf(await pageOf());
+      expect(noAlternatives).toMatchObject({
+        request: null,
+        answerWrapper: null,
+        sourcesLabel: null,
+        pills: all?.pills,
+        related: all?.related,
+      });
+      // the generic classes are the runtime's: with all of them off, the runtime is told to change nothing
+      const nothing = '{"variation":{"hydration":null,"interruption":null,"controlledInput":null,"decoration":null,"sibling":null}';
+      await fuzz(seed, ["late_lists", "sheet_alternatives"]);
+      expect(await pageOf()).toContain(nothing);
+      await fuzz(seed);
+      expect(await pageOf()).not.toContain(nothing);
+    }
+  });
+
+  it("every draw is noted in the control state, per class", async () => {
+    await fuzz(31);
+    await pageOf();
+    const state = await providerState();
+    const applied = state.variation?.draws[0]?.applied ?? {};
+    expect(Object.keys(applied).length).toBeGreaterThan(0);
+    for (const notes of Object.values(applied)) expect(notes?.length).toBeGreaterThan(0);
+  });
+
+  it("fuzzing off: the page is the one the layouts served before fuzzing existed (byte for byte outside the page's script)", async () => {
+    // sha256 of the page of each layout at the commit before fuzzing, with the inlined module script's body emptied
+    const before: Record<string, string> = {
+      "lexical-prose": "22e1b48fedbcc76a3c5c360a409368d56f11bc7ba136c86cd0edb7e43724ba0c",
+      "textarea-markdown-content": "cda2f3e63bfadb5a10a3f290effb2dcefdf61167ab8cf87d9610ea3e2bfb75e6",
+      "lexical-split-prose": "4e932555dc7177121b06be1a717a0dfb79a498beaf5421571a694e65916b8362",
+    };
+    const { createHash } = await import("node:crypto");
+    await fuzz(null);
+    for (const layout of PERPLEXITY_LAYOUTS) {
+      await control("layout", { provider: "perplexity", layout });
+      const html = await pageOf();
+      expect(html).toBe(renderPerplexityPage({ layout, signInWall: false }));
+      const stripped = html.replace(/<script type="module">[\s\S]*?<\/script>/, '<script type="module"></script>');
+      expect(createHash("sha256").update(stripped).digest("hex"), layout).toBe(before[layout]);
+    }
+  });
+
+  it("the stream of a fuzzed page's request follows that page's draw (end_of_stream, related_query_items)", async () => {
+    // find a seed whose draw leaves both out, and one that sends both
+    const seen: Record<string, number> = {};
+    for (let seed = 1; seed < 60 && Object.keys(seen).length < 2; seed += 1) {
+      await fuzz(seed);
+      await pageOf();
+      const notes = (await providerState()).variation?.draws[0]?.applied.sheet_alternatives?.[0] ?? "";
+      if (notes.includes("end_of_stream not sent; related_query_items not sent")) seen.none ??= seed;
+      if (notes.includes("end_of_stream sent; related_query_items sent")) seen.both ??= seed;
+    }
+    for (const [kind, seed] of Object.entries(seen)) {
+      await fuzz(seed);
+      const variation = variationOf(await pageOf());
+      const body = askBody("Who built it?");
+      Reflect.set(body.params as object, "frontend_context_uuid", variation?.frontendContextUuid);
+      const text = await (await fetch(`${server.url}${ASK}`, { method: "POST", headers: HEADERS, body: JSON.stringify(body) })).text();
+      expect(text.includes("event: end_of_stream"), kind).toBe(kind === "both");
+      expect(text.includes('"related_query_items"'), kind).toBe(kind === "both");
+    }
+    expect(Object.keys(seen).sort()).toEqual(["both", "none"]);
+  });
+});

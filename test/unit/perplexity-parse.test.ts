@@ -9,13 +9,14 @@ import { describe, expect, it, vi } from "vitest";
 import { type PerplexityRun, resolvePerplexityRun } from "../../replicas/perplexity/scenarios";
 import { ServiceError } from "../../src/errors";
 import type { PerplexityAnswer } from "../../src/scrapers/perplexity/declaration";
+import { normaliseMarkdownLinks } from "../../src/scrapers/perplexity/markdown-links";
 import { citationMarkerNumbers, mapCitationMarkers } from "../../src/scrapers/perplexity/markers";
 import { parsePerplexityCapture } from "../../src/scrapers/perplexity/parse";
 import { normaliseSourceUrl } from "../../src/scrapers/perplexity/urls";
 import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
 import { FIXTURES } from "../fixtures/perplexity/generate";
+import { expectedPerplexityFields } from "../support/oracles/perplexity";
 
 // Parsing thousands of splits is CPU-bound, and the machine running the suite may be shared.
 vi.setConfig({ testTimeout: 60_000 });
@@ -90,28 +91,9 @@ function expectSameOutcomeForEverySplit(body: Uint8Array, overrides: Partial<Str
   return whole;
 }
 
-/** URLs after the three normalisations of DESIGN.md §4, written out for the scenario URLs that need one. */
-const NORMALISED_URLS: Record<string, string> = {
-  "https://www.smithsonianmag.com/science-nature/honey#:~:text=edible%20honey": "https://www.smithsonianmag.com/science-nature/honey",
-  "https://www.google.com/url?q=https://www.example.edu/honey-chemistry?lang%3Den&sa=U&ved=2ahUKEwj":
-    "https://www.example.edu/honey-chemistry?lang=en",
-  "https://www.beekeeping.example.com/how-bees-make-honey?utm_source=perplexity&ref=guide#steps":
-    "https://www.beekeeping.example.com/how-bees-make-honey?ref=guide#steps",
-};
-
-/** The sheet's §4 mapping applied to scenario data. */
+/** The sheet's §4 mapping applied to scenario data: the oracle's, written by hand (test/support/oracles/perplexity.ts). */
 function expectedFromRun(run: PerplexityRun): PerplexityAnswer {
-  const markdown = run.terminalAnswer ?? run.chunks.join("");
-  return {
-    result: markdownToPlainText(markdown),
-    result_markdown: markdown,
-    sources: (run.webResults ?? []).map((source) => ({
-      title: source.name,
-      url: NORMALISED_URLS[source.url] ?? source.url,
-      snippet: source.snippet ?? "",
-    })),
-    related_questions: run.relatedQuestions,
-  };
+  return expectedPerplexityFields(run);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -408,5 +390,40 @@ describe("citation markers", () => {
     expect(mapCitationMarkers(markdown, (n) => (n === 5 ? null : n * 10))).toBe(
       "A[10] b[2](https://x.example) `c[3]`\n```\nd[4]\n```\ne[60]",
     );
+  });
+});
+
+describe("link URLs in the markdown (one normalisation per value, DESIGN.md §4)", () => {
+  it("follow the sources' rule in inline links, titles, autolinks and reference definitions; code is left alone", () => {
+    const markdown = [
+      'See [a](https://a.example/p?utm_source=perplexity&x=1 "A title") and [b](<https://b.example/q#:~:text=hi>).',
+      "Wiki [c](https://en.wikipedia.org/wiki/Rust_(programming_language)#:~:text=safe) and <https://www.google.com/url?q=https://d.example/r&sa=U>.",
+      "`[e](https://e.example/?utm_source=perplexity)` stays.",
+      "```",
+      "[f](https://f.example/#:~:text=kept)",
+      "```",
+      "[ref]: https://g.example/s?utm_source=perplexity",
+      "A [plain](https://h.example/t?utm_source=newsletter) link[1].",
+    ].join("\n");
+    expect(normaliseMarkdownLinks(markdown)).toBe(
+      [
+        'See [a](https://a.example/p?x=1 "A title") and [b](<https://b.example/q>).',
+        "Wiki [c](https://en.wikipedia.org/wiki/Rust_(programming_language)) and <https://d.example/r>.",
+        "`[e](https://e.example/?utm_source=perplexity)` stays.",
+        "```",
+        "[f](https://f.example/#:~:text=kept)",
+        "```",
+        "[ref]: https://g.example/s",
+        "A [plain](https://h.example/t?utm_source=newsletter) link[1].",
+      ].join("\n"),
+    );
+  });
+
+  it("the parsed answer carries the same URL in result_markdown as in sources, whatever the chunking", () => {
+    const result = expectSameOutcomeForEverySplit(fixture("inline-links"));
+    if (!("answer" in result)) throw new Error("expected an answer");
+    const linked = [...(result.answer.result_markdown ?? "").matchAll(/\]\((https?:[^)\s]+)\)|<(https?:[^>]+)>/g)].map((m) => m[1] ?? m[2]);
+    expect(linked.length).toBeGreaterThan(0);
+    for (const url of linked) expect(result.answer.sources.map((source) => source.url)).toContain(url);
   });
 });

@@ -9,9 +9,19 @@
 // ---------------------------------------------------------------------------------------------------------------
 // Page configuration and elements
 
-/** @type {{ props?: { pageProps?: { layout?: string } } }} */
+/**
+ * @typedef {{ mode: "with_answer" | "late" | "batches", delayMs: number, batches: number }} LateList
+ * @typedef {{ skipSearchWithWeb: "false" | "true" | "absent", skipSearchWithoutWeb: "true" | "absent",
+ *   focusWithoutWeb: string, diffBlocks: boolean, mode: string }} RequestAlternatives
+ * @typedef {{ frontendContextUuid: string, pills: LateList | null, related: LateList | null,
+ *   request: RequestAlternatives | null, answerWrapper: "prose" | "markdown-content" | null }} PageVariation
+ */
+/** @type {{ props?: { pageProps?: { layout?: string, variation?: PageVariation } } }} */
 const nextData = JSON.parse(document.getElementById("__NEXT_DATA__")?.textContent || "{}");
 const layout = nextData.props?.pageProps?.layout || "lexical-prose";
+// page fuzzing (replicas/perplexity/variation.ts): absent on a plain page
+const variation = nextData.props?.pageProps?.variation ?? null;
+const answerInWrapper = variation?.answerWrapper ? variation.answerWrapper === "markdown-content" : layout === "textarea-markdown-content";
 
 // The site root: "/" on the real origin, "/perplexity/" on the replica; thread pages live at <root>search/<slug>.
 const rootPath = location.pathname.replace(/search(\/.*)?$/, "");
@@ -35,7 +45,7 @@ const toaster = must("section[aria-live]");
 
 /** Sources toggled on in the sources menu; "web" is the site default. */
 const enabledSources = new Set(["web"]);
-const frontendContextUuid = uuid();
+const frontendContextUuid = variation?.frontendContextUuid ?? uuid();
 let streaming = false;
 /** @type {AbortController | null} */
 let activeRequest = null;
@@ -363,7 +373,8 @@ function applyOperation(document, operation) {
 /**
  * @typedef {{ document: any, chunks: string[] }} BlockState
  * @typedef {{
- *   blocks: Map<string, BlockState>, completed: boolean, slug: string | null, related: string[], error: string | null
+ *   blocks: Map<string, BlockState>, completed: boolean, slug: string | null, related: string[], error: string | null,
+ *   pillLimit: number
  * }} StreamState
  */
 
@@ -451,7 +462,7 @@ function appendEntry(prompt) {
   entry.append(query);
   const answer = document.createElement("div");
   answer.className = "answer-section";
-  if (layout === "textarea-markdown-content") {
+  if (answerInWrapper) {
     const wrapper = document.createElement("div");
     wrapper.id = `markdown-content-${answerCount}`;
     wrapper.className = "markdown-content";
@@ -479,7 +490,8 @@ function appendEntry(prompt) {
  * @param {StreamState} state
  */
 function renderAnswer(entry, state) {
-  const blocks = renderBlocks(answerOf(state), sourcesOf(state));
+  // late pills (page fuzzing): only the first `pillLimit` sources have pills yet
+  const blocks = renderBlocks(answerOf(state), sourcesOf(state).slice(0, state.pillLimit));
   const host = entry.querySelector('[id^="markdown-content-"]') ?? entry.querySelector(".answer-section");
   if (!(host instanceof HTMLElement)) return;
   // the newest layout splits the answer into several inline `.prose` blocks (a table or code gets its own)
@@ -497,18 +509,42 @@ function renderAnswer(entry, state) {
 }
 
 /**
+ * Plays a late list (page fuzzing): `show(count)` with the number of entries visible, all of them at once without a
+ * variation, else after `delayMs`, or in batches spread over it.
+ * @param {LateList | null} plan
+ * @param {number} total
+ * @param {(count: number) => void} show
+ */
+function playLateList(plan, total, show) {
+  if (plan === null || plan.mode === "with_answer" || total === 0) {
+    show(total);
+    return;
+  }
+  if (plan.mode === "late") {
+    setTimeout(() => show(total), plan.delayMs);
+    return;
+  }
+  const steps = Math.max(2, plan.batches);
+  for (let step = 1; step <= steps; step += 1) {
+    setTimeout(() => show(Math.ceil((total * step) / steps)), Math.round((plan.delayMs * (step - 1)) / (steps - 1)));
+  }
+}
+
+/**
  * @param {HTMLElement} entry
  * @param {StreamState} state
+ * @param {number} [count]
  */
-function renderRelated(entry, state) {
-  if (state.related.length === 0) return;
+function renderRelated(entry, state, count = state.related.length) {
+  entry.querySelector(".related-section")?.remove();
+  if (state.related.length === 0 || count === 0) return;
   const related = document.createElement("div");
   related.className = "related-section";
   const title = document.createElement("div");
   title.className = "related-title";
   title.textContent = "Related";
   related.append(title);
-  for (const text of state.related) {
+  for (const text of state.related.slice(0, count)) {
     const row = document.createElement("div");
     row.className = "related-row";
     row.setAttribute("role", "button");
@@ -570,7 +606,7 @@ const SUPPORTED_BLOCK_USE_CASES = [
 /** @param {string} prompt */
 function requestBody(prompt) {
   const sources = SOURCE_IDS.filter((source) => enabledSources.has(source));
-  return {
+  const body = {
     query_str: prompt,
     params: {
       attachments: [],
@@ -601,6 +637,30 @@ function requestBody(prompt) {
       version: "2.18",
     },
   };
+  const alternatives = variation?.request;
+  if (alternatives) {
+    /** @type {Record<string, unknown>} */
+    const params = body.params;
+    const web = sources.includes("web");
+    const skip = web ? alternatives.skipSearchWithWeb : alternatives.skipSearchWithoutWeb;
+    if (skip === "absent") delete params.skip_search_enabled;
+    else params.skip_search_enabled = skip === "true";
+    if (!web) params.search_focus = alternatives.focusWithoutWeb;
+    params.mode = alternatives.mode;
+    if (!alternatives.diffBlocks) params.supported_block_use_cases = SUPPORTED_BLOCK_USE_CASES.filter((name) => name !== "diff_blocks");
+  }
+  return body;
+}
+
+/** Test instrumentation (not the site's): the controls' state as the page sends, read by tests through the replica. */
+function reportPageState() {
+  const web = menuItems()[0];
+  const state = {
+    sources: [...enabledSources],
+    web_item_checked: web ? web.getAttribute("aria-checked") : null,
+    frontend_context_uuid: frontendContextUuid,
+  };
+  navigator.sendBeacon(new URL("__replica/page-state", rootUrl), JSON.stringify(state));
 }
 
 /**
@@ -642,9 +702,10 @@ async function send() {
   if (streaming || prompt === "") return;
   setMenuOpen(false);
   clearComposer();
+  reportPageState();
   const entry = appendEntry(prompt);
   /** @type {StreamState} */
-  const state = { blocks: new Map(), completed: false, slug: null, related: [], error: null };
+  const state = { blocks: new Map(), completed: false, slug: null, related: [], error: null, pillLimit: variation?.pills ? 0 : Infinity };
   const controller = new AbortController();
   activeRequest = controller;
   streaming = true;
@@ -705,7 +766,11 @@ async function send() {
   } finally {
     renderAnswer(entry, state);
     entry.querySelector('[data-testid="stop-generating-response-button"]')?.remove();
-    if (state.completed) renderRelated(entry, state);
+    playLateList(variation?.pills ?? null, sourcesOf(state).length, (count) => {
+      state.pillLimit = count;
+      renderAnswer(entry, state);
+    });
+    if (state.completed) playLateList(variation?.related ?? null, state.related.length, (count) => renderRelated(entry, state, count));
     activeRequest = null;
     streaming = false;
     updateSubmit();

@@ -29,7 +29,7 @@ export function citationMarkerNumbers(markdown: string): number[] {
 }
 
 /** Applies `edit` to the prose parts of `markdown` (outside fenced code and inline code spans). */
-function mapProse(markdown: string, edit: (prose: string) => string): string {
+export function mapProse(markdown: string, edit: (prose: string) => string): string {
   let fence: { char: string; length: number } | null = null;
   return markdown
     .split("\n")

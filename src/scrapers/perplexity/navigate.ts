@@ -13,7 +13,6 @@ import { createNavigator, type Navigator, type PageElement, requireJsonRequestBo
 import { isRecord } from "./json";
 import {
   ASK_RULE,
-  PAGE_SETTLED,
   PERPLEXITY_ANCHORS,
   PERPLEXITY_BLOCKS,
   PERPLEXITY_CAPTURE_RULES,
@@ -23,12 +22,20 @@ import {
 } from "./selectors";
 
 const PROVIDER = "perplexity";
-const PAGE_READY_TIMEOUT_MS = 20_000;
-const CONTROL_TIMEOUT_MS = 3_000;
+/** How long the composer may take to mount and hydrate (longer than any hydration delay of a slow device). */
+const ENTRY_TIMEOUT_MS = 20_000;
+/** Controls beside the composer hydrate with it: once it is there, they are there within a few seconds. */
+const CONTROL_TIMEOUT_MS = 6_000;
+/** The sources menu, opened again while its trigger ignores clicks (not hydrated yet). */
+const MENU_RETRY_MS = 6_000;
+const MENU_OPEN_TIMEOUT_MS = 1_000;
+/** Submit clicked again while the request has not started, before Enter is tried instead. */
+const SUBMIT_RETRY_MS = 6_000;
 const REQUEST_START_TIMEOUT_MS = 20_000;
-/** After a click on Submit, how long the page may take to start the request before Enter is tried instead. */
-const CLICK_GRACE_MS = 1_500;
 const ANSWER_RENDER_TIMEOUT_MS = 5_000;
+/** Citation pills may render after the text settles (late lists): read once their count stops changing. */
+const PILLS_QUIET_MS = 1_000;
+const PILLS_TIMEOUT_MS = 6_000;
 
 const DETAIL = {
   challenge: "Perplexity answered with an anti-bot challenge. Safe to retry.",
@@ -67,31 +74,40 @@ export async function capturePerplexityAnswer(options: PerplexityNavigation): Pr
   return { exchange, readAnswerHtml: () => readAnswerHtml(nav, page) };
 }
 
-/** The composer, once the page shows it and nothing blocks it (challenge, sign-in modal). */
+/**
+ * The composer, once the page shows it. The page is a client-rendered app: the composer may mount or become usable
+ * seconds after DOMContentLoaded, so absence is concluded only when the bounded wait of `awaitEntry` has passed, and a
+ * challenge or login wall only on positive evidence that persists while the composer is still missing.
+ */
 async function openComposer(nav: Navigator): Promise<PageElement> {
-  await nav.waitForCondition(PAGE_SETTLED, { timeoutMs: PAGE_READY_TIMEOUT_MS });
-  const composer = await nav.waitForAnchor(PERPLEXITY_ANCHORS.composer, {
+  const entry = await nav.awaitEntry({
     what: "composer",
-    optional: true,
-    timeoutMs: CONTROL_TIMEOUT_MS,
+    anchors: PERPLEXITY_ANCHORS.composer,
+    timeoutMs: ENTRY_TIMEOUT_MS,
+    blocks: PERPLEXITY_BLOCKS,
   });
-  await throwIfBlocked(nav, composer);
-  if (composer === null) throw nav.drift("composer_missing", `none of ${JSON.stringify(PERPLEXITY_ANCHORS.composer)} became visible`);
-  return composer;
+  if (entry === "challenge")
+    throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: new Error("perplexity challenge page"), reason: "challenge" });
+  if (entry === "login_wall") throw loginWall("perplexity sign-in wall");
+  // §2/§5: the sign-in modal shows over the home page instead of an answer; a consent or promo dialog is no wall
+  if (await nav.waitForCondition(SIGN_IN_DIALOG_VISIBLE, { timeoutMs: 0 })) throw loginWall("perplexity sign-in modal");
+  return entry;
 }
 
-async function throwIfBlocked(nav: Navigator, composer: PageElement | null): Promise<void> {
-  const block = await nav.detectBlock(PERPLEXITY_BLOCKS, composer);
-  if (block === "challenge") throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: new Error("perplexity challenge page") });
-  if (block === "login_wall" || (await nav.waitForCondition(SIGN_IN_DIALOG_VISIBLE, { timeoutMs: 0 }))) {
-    throw new UpstreamError(DETAIL.login, { retryable: false, cause: new Error("perplexity sign-in modal") });
-  }
+function loginWall(cause: string): UpstreamError {
+  return new UpstreamError(DETAIL.login, { retryable: false, cause: new Error(cause), reason: "login_wall" });
+}
+
+/** A request choice made on the page or by patching the request: one structured line each, told apart by `via`. */
+function logChoice(what: string, via: "page" | "patch"): void {
+  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what, via }));
 }
 
 /**
- * `web_search=false`: the sources menu's "Web" item off. When the menu or the item cannot be found, the choice is
- * patched into the request instead (`params.sources:[]`, `skip_search_enabled:true`); either way it is verified on the
- * wire afterwards.
+ * `web_search=false`: the sources menu's "Web" item off (§1). The trigger's label is not in the sheet (hence the
+ * alternatives), and a control that has not hydrated yet ignores clicks: the menu is tried again until it opens or the
+ * bounded wait ends. When the menu or the item cannot be used, the choice is patched into the request instead
+ * (`params.sources:[]`, `skip_search_enabled:true`); either way it is verified on the wire afterwards.
  */
 async function switchWebSourceOff(nav: Navigator, capture: CaptureSession): Promise<void> {
   let opened = false;
@@ -103,7 +119,13 @@ async function switchWebSourceOff(nav: Navigator, capture: CaptureSession): Prom
     );
     if (trigger !== null) {
       opened = true;
-      switched = await nav.chooseMenuItem(trigger, PERPLEXITY_NAMES.webSource, { what: "web_source" });
+      const until = Date.now() + Math.min(MENU_RETRY_MS, nav.remainingMs());
+      do {
+        switched = await nav.chooseMenuItem(trigger, PERPLEXITY_NAMES.webSource, {
+          what: "web_source",
+          menuTimeoutMs: MENU_OPEN_TIMEOUT_MS,
+        });
+      } while (!switched && Date.now() < until);
     }
   } catch (error) {
     // an ambiguous control is not worth failing for: the patch below does the same, and the wire decides
@@ -111,10 +133,18 @@ async function switchWebSourceOff(nav: Navigator, capture: CaptureSession): Prom
   }
   // the menu (or whatever popover the trigger opened) must not stay over the composer
   if (opened) await nav.pressKey("Escape");
-  if (!switched) await capture.setPatch(ASK_RULE, WEB_SEARCH_OFF_PATCH);
+  if (switched) {
+    logChoice("web_search_off", "page");
+    return;
+  }
+  await capture.setPatch(ASK_RULE, WEB_SEARCH_OFF_PATCH);
+  logChoice("web_search_off", "patch");
 }
 
-/** Submit by its button (the sheet's anchor, else by role and name); Enter in the composer when no button or nothing happened. */
+/**
+ * Submit by its button (the sheet's anchor, else by role and name), clicked again while the request has not started
+ * (a button that has not hydrated ignores clicks); Enter in the composer when there is no button or nothing happened.
+ */
 async function send(nav: Navigator, capture: CaptureSession, composer: PageElement): Promise<void> {
   const button =
     (await nav.waitForAnchor(PERPLEXITY_ANCHORS.send, { what: "submit", optional: true, timeoutMs: CONTROL_TIMEOUT_MS })) ??
@@ -124,23 +154,12 @@ async function send(nav: Navigator, capture: CaptureSession, composer: PageEleme
         if (error instanceof ScraperDriftError) return null;
         throw error;
       }));
-  if (button !== null) {
-    await nav.click(button);
-    if (await waitForRequestStart(nav, capture, CLICK_GRACE_MS)) return;
-    // the click moved the focus to the button; Enter belongs in the composer
-    await nav.click(composer);
-  }
+  const started = async (): Promise<boolean> => capture.exchanges(ASK_RULE).length > 0;
+  if (button !== null && (await nav.clickUntil(button, started, { what: "submit", timeoutMs: SUBMIT_RETRY_MS }))) return;
+  if (await started()) return;
+  // the click moved the focus to the button; Enter belongs in the composer
+  await nav.click(composer);
   await nav.pressKey("Enter");
-}
-
-async function waitForRequestStart(nav: Navigator, capture: CaptureSession, timeoutMs: number): Promise<boolean> {
-  const until = Date.now() + Math.min(timeoutMs, nav.remainingMs());
-  while (capture.exchanges(ASK_RULE).length === 0) {
-    if (Date.now() >= until) return false;
-    nav.throwIfAborted();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
 }
 
 /**
@@ -155,7 +174,12 @@ async function waitForAnswer(nav: Navigator, capture: CaptureSession, signal: Ab
       until: terminalFrameSeen(),
     });
   } catch (error) {
-    if (error instanceof ScraperDriftError) await throwIfBlocked(nav, null);
+    if (error instanceof ScraperDriftError) {
+      if (await nav.waitForCondition(SIGN_IN_DIALOG_VISIBLE, { timeoutMs: 0 })) throw loginWall("perplexity sign-in modal after sending");
+      const block = await nav.detectBlock(PERPLEXITY_BLOCKS, null);
+      if (block === "challenge") throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: error, reason: "challenge" });
+      if (block === "login_wall") throw loginWall("perplexity sign-in wall after sending");
+    }
     throw error;
   }
 }
@@ -192,7 +216,12 @@ function normaliseWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** The request must carry the prompt and the web-search choice (§1: `query_str`, `params.sources`, `skip_search_enabled`). */
+/**
+ * The request must carry the prompt and the web-search choice, checked only where the sheet is certain (§1, §3):
+ * `query_str` is the prompt, and `params.sources` holds "web" (search on) or not (search off). `skip_search_enabled`,
+ * `search_focus` and `dsl_query` are not checked: the sheet gives them as what the current UI "also sends" or as older
+ * alternatives, never as the choice itself, and pages were seen sending `skip_search_enabled:true` with Web on.
+ */
 function verifyRequest(exchange: CapturedExchange, prompt: string, webSearch: boolean): void {
   const body = requireJsonRequestBody(exchange, PROVIDER);
   if (typeof body.query_str !== "string" || normaliseWhitespace(body.query_str) !== normaliseWhitespace(prompt)) {
@@ -201,14 +230,12 @@ function verifyRequest(exchange: CapturedExchange, prompt: string, webSearch: bo
   const params = body.params;
   if (!isRecord(params)) throw new ScraperDriftError(PROVIDER, "request_params_missing", "the request has no params object");
   const sources = params.sources;
-  const webOn = Array.isArray(sources) && sources.includes("web");
-  const skipSearch = params.skip_search_enabled === true;
-  const applied = webSearch ? webOn && !skipSearch : Array.isArray(sources) && !webOn && skipSearch;
+  const applied = Array.isArray(sources) && sources.includes("web") === webSearch;
   if (!applied) {
     throw new ScraperDriftError(
       PROVIDER,
       "web_search_not_applied",
-      `web_search=${webSearch} but the request sent sources=${JSON.stringify(sources)} skip_search_enabled=${JSON.stringify(params.skip_search_enabled)}`,
+      `web_search=${webSearch} but the request sent sources=${JSON.stringify(sources)}`,
     );
   }
 }
@@ -216,12 +243,26 @@ function verifyRequest(exchange: CapturedExchange, prompt: string, webSearch: bo
 // ---------------------------------------------------------------------------------------------------------------
 // DOM (fallback only)
 
-/** Every answer block's HTML once the stop button is gone (the page finished rendering), or null. */
+/**
+ * Every answer block's HTML once the stop button is gone (the page finished rendering) and the citation pills stopped
+ * arriving (they may render after the text settles, in batches), or null.
+ */
 async function readAnswerHtml(nav: Navigator, page: Page): Promise<string | null> {
   const stop = JSON.stringify(PERPLEXITY_ANCHORS.stop.join(", "));
   await nav.waitForCondition(`document.querySelector(${stop}) === null`, {
     timeoutMs: Math.min(ANSWER_RENDER_TIMEOUT_MS, nav.remainingMs()),
   });
+  await nav
+    .waitForStableCount(`document.querySelectorAll(${JSON.stringify(PERPLEXITY_ANCHORS.citationPill)}).length`, {
+      what: "citation_pills",
+      quietMs: PILLS_QUIET_MS,
+      timeoutMs: Math.min(PILLS_TIMEOUT_MS, nav.remainingMs()),
+    })
+    // no pill at all is an answer without citations in the DOM: the stream's answer stands as it is
+    .catch((error: unknown) => {
+      if (!(error instanceof ScraperDriftError)) throw error;
+      return 0;
+    });
   const anchors = JSON.stringify(PERPLEXITY_ANCHORS.answer);
   // the older wrapper holds the `.prose` blocks; without it, every `.prose` block of the (only) answer counts
   const html: unknown = await page

@@ -11,6 +11,7 @@ import { markdownToPlainText } from "../shared/markdown";
 import type { PerplexityAnswer, PerplexitySource } from "./declaration";
 import { sourcesFromAnswerHtml } from "./dom-sources";
 import { isRecord, type JsonRecord, listOf, parseJson, trimmedOrNull } from "./json";
+import { normaliseMarkdownLinks } from "./markdown-links";
 import { mapCitationMarkers } from "./markers";
 import { findBlock, type PerplexityStream, readPerplexityStream } from "./snapshots";
 import { normaliseSourceUrl } from "./urls";
@@ -42,7 +43,7 @@ const ANY_USAGE = (): boolean => true;
  *   that ends without one failed (disconnect, malformed stream), even when `text_completed` was set.
  * - `result_markdown`: the `ask_text` `markdown_block.answer` as the terminal frame left it (authoritative: it may
  *   renumber `[n]` relative to the chunks), else the joined chunks, else the `workflow_block` text payload, else the
- *   `FINAL` step of the older `text` field. `[n]` markers are kept as sent; `\r\n` becomes `\n`.
+ *   `FINAL` step of the older `text` field. `[n]` markers are kept as sent; `\r\n` becomes `\n`; link URLs are normalised as `sources[].url` is.
  * - `sources`: `web_result_block.web_results` (fallback `sources_mode_block.web_results`, then the `FINAL` step's),
  *   in order, `{title: name, url, snippet ?? ""}`; results without a usable URL are dropped and the markers renumbered
  *   so that they stay 1-based indexes into `sources`. Without any, the citation pills of `answerHtml` (if given).
@@ -65,7 +66,8 @@ export function parsePerplexityCapture(capture: StreamCapture, answerHtml: strin
 
   const raw = rawWebResults(stream, final);
   const converted = raw.map(toSource);
-  let markdown = normaliseMarkdown(rawMarkdown);
+  // link URLs in the markdown follow the same rule as `sources[].url` (one normalisation per value)
+  let markdown = normaliseMarkdownLinks(normaliseMarkdown(rawMarkdown));
   if (converted.some((source) => source === null)) markdown = renumberAfterDrops(markdown, converted);
   if (markdown === "") throw new UnexpectedResultError(DETAIL.empty);
 
@@ -87,11 +89,12 @@ function httpFailure(capture: StreamCapture): UpstreamError {
   const { status } = capture;
   const cause = new Error(`perplexity_ask HTTP ${status}${capture.error !== null ? ` (${capture.error})` : ""}`);
   if (status === 0) return new UpstreamError(DETAIL.unreachable, { retryable: true, cause });
-  if (CHALLENGE_MARKERS.test(decodeUtf8Chunks(capture.chunks))) return new UpstreamError(DETAIL.challenge, { retryable: true, cause });
-  if (status === 401) return new UpstreamError(DETAIL.login, { retryable: false, cause });
+  if (CHALLENGE_MARKERS.test(decodeUtf8Chunks(capture.chunks)))
+    return new UpstreamError(DETAIL.challenge, { retryable: true, cause, reason: "challenge" });
+  if (status === 401) return new UpstreamError(DETAIL.login, { retryable: false, cause, reason: "login_wall" });
   // a 403 with `{}` is how the site refuses a gone thread; a fresh attempt starts a new thread
   if (status === 403) return new UpstreamError(DETAIL.refused, { retryable: true, cause });
-  if (status === 429) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
+  if (status === 429) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
   const retryable = status >= 500 || status === 408;
   return new UpstreamError(`Perplexity answered with HTTP ${status}.${retryable ? " Safe to retry." : ""}`, { retryable, cause });
 }
@@ -100,7 +103,7 @@ function streamFailure(envelope: JsonRecord): UpstreamError {
   // the provider's words go to the log (cause) only; matching on them is safe, echoing them is not
   const described = `${String(envelope.error_code ?? "")} ${String(envelope.error_message ?? "")}`.slice(0, 500);
   const cause = new Error(`perplexity stream error: ${described}`);
-  if (RATE_LIMIT_MARKERS.test(described)) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
+  if (RATE_LIMIT_MARKERS.test(described)) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
   return new UpstreamError(DETAIL.streamError, { retryable: true, cause });
 }
 
@@ -110,7 +113,7 @@ function incompleteFailure(capture: StreamCapture, stream: PerplexityStream): Up
       `endedMidEvent=${stream.endedMidEvent}, complete=${capture.complete}, error=${capture.error ?? "none"})`,
   );
   if (stream.envelopes === 0 && CHALLENGE_MARKERS.test(decodeUtf8Chunks(capture.chunks))) {
-    return new UpstreamError(DETAIL.challenge, { retryable: true, cause });
+    return new UpstreamError(DETAIL.challenge, { retryable: true, cause, reason: "challenge" });
   }
   if (stream.malformedEvents > 0) return new UpstreamError(DETAIL.malformed, { retryable: true, cause });
   if (stream.endedWithoutCompleting) return new UpstreamError(DETAIL.notCompleted, { retryable: true, cause });

@@ -18,6 +18,8 @@ export const PERPLEXITY_ANCHORS = {
   stop: ['button[data-testid="stop-generating-response-button"]'],
   /** The rendered answer: `.prose` blocks (since 2026-08), or the older `markdown-content-N` wrapper around them. */
   answer: ['div[id^="markdown-content-"]', ".prose"],
+  /** Citation pills (§2: `span.citation[data-pplx-citation][data-pplx-citation-url]`); the URL attribute is what is read. */
+  citationPill: "[data-pplx-citation-url]",
 } as const;
 
 /** Accessible names (role + name matching is case- and whitespace-insensitive). */
@@ -52,7 +54,3 @@ export const PERPLEXITY_BLOCKS: BlockSignatures = {
 export const SIGN_IN_DIALOG_VISIBLE = `Array.from(document.querySelectorAll('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]')).some(
   (dialog) => dialog.getClientRects().length > 0 && getComputedStyle(dialog).visibility !== "hidden" &&
     /sign in|log in|sign up|create an account/i.test(dialog.innerText || ""))`;
-
-/** Composer or challenge text present: the page has settled enough to decide what it is. */
-export const PAGE_SETTLED = `(document.querySelector(${JSON.stringify(PERPLEXITY_ANCHORS.composer.join(", "))}) !== null ||
-  /just a moment|verify you are human/i.test(document.title + " " + (document.body ? document.body.innerText : "")))`;
