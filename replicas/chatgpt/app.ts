@@ -24,6 +24,14 @@ import { CHATGPT_LAYOUTS, isChatgptLayout, renderChallengePage, renderChatgptHom
 import { pickChatgptScenario } from "./scenarios";
 import { type ChatgptRequestEcho, type ChatgptStreamFault, renderChatgptBody, stableUuid } from "./stream";
 import { renderChangedPage } from "../shared/changed-page";
+import { genericVariationTag } from "../shared/page-variation";
+import {
+  CHATGPT_VARIATION_PROFILE,
+  type ChatgptWireVariant,
+  ChatgptWireVariants,
+  drawChatgptVariation,
+  withWireVariant,
+} from "./variation";
 
 export const CHATGPT_PROVIDER_ID = "chatgpt";
 /** Conversation endpoints relative to the site root: current and older builds, logged in and out. */
@@ -101,10 +109,13 @@ function sentinelToken(kind: string): string {
 
 export function createChatgptApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
+  const wireVariants = new ChatgptWireVariants();
 
   const homePage = (c: Context<ReplicaEnv>) => {
     const url = new URL(c.req.url);
     controller.recordPageLoad(CHATGPT_PROVIDER_ID);
+    // one draw per page load, whatever the page turns out to be (the seed's n-th load is always the same page)
+    const draw = controller.drawVariation(CHATGPT_PROVIDER_ID);
     if (controller.takeChangedPage(CHATGPT_PROVIDER_ID)) return c.html(renderChangedPage("ChatGPT"));
     const fault = controller.takeFault(CHATGPT_PROVIDER_ID, (name) => name === "login_wall" || name === "challenge").fault;
     c.header("cache-control", "no-store");
@@ -121,8 +132,16 @@ export function createChatgptApp(controller: FaultController): Hono<ReplicaEnv> 
     if (fault === "login_wall") setCookie(c, LOGIN_WALL_COOKIE, "1", { path: mountRoot, httpOnly: true, sameSite: "Lax" });
     else if (getCookie(c, LOGIN_WALL_COOKIE) !== undefined) deleteCookie(c, LOGIN_WALL_COOKIE, { path: mountRoot });
     if (getCookie(c, "oai-did") === undefined) setCookie(c, "oai-did", stableUuid(`device-${Date.now()}`), { path: "/", sameSite: "Lax" });
+    const pageOptions = { layout: isChatgptLayout(layout) ? layout : CHATGPT_LAYOUTS[0], loginWall: fault === "login_wall" };
+    if (draw === null) return c.html(renderChatgptHomePage(pageOptions));
+    const variation = drawChatgptVariation(draw);
+    wireVariants.remember(variation.page.build, variation.wire);
     return c.html(
-      renderChatgptHomePage({ layout: isChatgptLayout(layout) ? layout : CHATGPT_LAYOUTS[0], loginWall: fault === "login_wall" }),
+      renderChatgptHomePage({
+        ...pageOptions,
+        variant: variation.page,
+        variationTag: genericVariationTag(draw, CHATGPT_VARIATION_PROFILE),
+      }),
     );
   };
 
@@ -161,11 +180,11 @@ export function createChatgptApp(controller: FaultController): Hono<ReplicaEnv> 
     app.post(`${root}/f/conversation/prepare`, (c) => c.json({ status: "ok", conduit_token: sentinelToken("conduit") }));
   }
 
-  for (const path of CHATGPT_CONVERSATION_PATHS) app.post(path, (c) => conversation(c, controller));
+  for (const path of CHATGPT_CONVERSATION_PATHS) app.post(path, (c) => conversation(c, controller, wireVariants));
   return app;
 }
 
-async function conversation(c: Context<ReplicaEnv>, controller: FaultController): Promise<Response> {
+async function conversation(c: Context<ReplicaEnv>, controller: FaultController, wireVariants: ChatgptWireVariants): Promise<Response> {
   const raw = await c.req.text();
   let body: unknown;
   try {
@@ -212,11 +231,22 @@ async function conversation(c: Context<ReplicaEnv>, controller: FaultController)
     return c.json(errorBody, status);
   }
   // `slow` is a normal answer with the slow pacing already in `plan.pacing`.
-  return streamAnswer(c, request, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs);
+  const wire = wireVariants.of(c.req.header("oai-client-build-number"));
+  return streamAnswer(c, request, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs, wire);
 }
 
-function streamAnswer(c: Context<ReplicaEnv>, request: ChatgptRequestEcho, fault: ChatgptStreamFault | null, chunkMs: number): Response {
-  const body = renderChatgptBody(pickChatgptScenario(request.prompt), request, fault);
+function streamAnswer(
+  c: Context<ReplicaEnv>,
+  request: ChatgptRequestEcho,
+  fault: ChatgptStreamFault | null,
+  chunkMs: number,
+  wire: ChatgptWireVariant | null,
+): Response {
+  const scenario = pickChatgptScenario(request.prompt);
+  const body =
+    wire === null
+      ? renderChatgptBody(scenario, request, fault)
+      : renderChatgptBody(withWireVariant(scenario, wire), request, fault, { eventLines: wire.eventLines });
   const stream = pacedBody(splitIntoChunks(body.bytes), {
     chunkMs,
     ending: body.ending === "eof" ? { kind: "close" } : { kind: "destroy", destroy: () => destroyConnection(c) },

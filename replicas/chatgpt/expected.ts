@@ -7,6 +7,8 @@
  *   (`([attribution](url))` of its first source); a widget as its `alt`, else its `prompt_text`, else nothing; a marker
  *   without a reference and stray private-use characters as nothing (removal is literal; leading blank lines and
  *   trailing whitespace are trimmed). URLs are the clean ones (no `utm_source=chatgpt.com`, no `#:~:text=`, no redirect).
+ * - `result`: the plain text of that markdown as each segment's hand-written `plain` form says (scenarios.ts): a
+ *   citation as `(attribution)`, a link as its text, a widget as its alt or prompt text.
  * - `links`: every hyperlink of that markdown in document order.
  * - `search_queries`: the tool messages' queries in order, without repeats.
  * - `llm_model`: `resolved_model_slug`, else `model_slug`.
@@ -14,6 +16,7 @@
 import type { ChatgptScenario } from "./scenarios";
 
 export interface ExpectedChatgptFields {
+  result: string;
   result_markdown: string;
   links: Array<{ text: string; url: string }>;
   search_queries: string[];
@@ -22,14 +25,17 @@ export interface ExpectedChatgptFields {
 
 export function expectedChatgptFields(scenario: ChatgptScenario, prompt: string): ExpectedChatgptFields {
   let markdown = "";
+  let plain = "";
   const links: ExpectedChatgptFields["links"] = [];
   for (const segment of scenario.answer(prompt)) {
     switch (segment.kind) {
       case "text":
         markdown += segment.text;
+        plain += segment.plain ?? segment.text;
         break;
       case "link":
         markdown += `[${segment.text}](${segment.url})`;
+        plain += segment.text;
         links.push({ text: segment.text, url: segment.url });
         break;
       case "cite": {
@@ -37,11 +43,13 @@ export function expectedChatgptFields(scenario: ChatgptScenario, prompt: string)
         const cited = first === undefined ? undefined : scenario.searches[first.search]?.sources[first.index];
         if (cited === undefined) break;
         markdown += `([${cited.attribution}](${cited.url}))`;
+        plain += `(${cited.attribution})`;
         links.push({ text: cited.attribution, url: cited.url });
         break;
       }
       case "widget":
         markdown += segment.alt !== "" ? segment.alt : (segment.promptText ?? "");
+        plain += segment.alt !== "" ? segment.alt : (segment.promptText ?? "");
         break;
       case "orphan":
       case "stray":
@@ -50,6 +58,7 @@ export function expectedChatgptFields(scenario: ChatgptScenario, prompt: string)
   }
   const queries = scenario.searches.flatMap((search) => search.queries);
   return {
+    result: plain.replace(/^(?:[ \t]*\n)+/, "").trimEnd(),
     result_markdown: markdown.replace(/^(?:[ \t]*\n)+/, "").trimEnd(),
     links,
     search_queries: [...new Set(queries)],

@@ -17,6 +17,7 @@
  *   button before the input, citation links without wrappers.
  */
 import { readFileSync } from "node:fs";
+import type { ChatgptPageVariant } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/chatgpt-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("chatgpt-page.js must not contain a closing script tag");
@@ -194,10 +195,22 @@ export interface ChatgptPageOptions {
   layout: ChatgptLayout;
   /** Show the login modal instead of answering (the `login_wall` fault); the deep link is then not submitted. */
   loginWall: boolean;
+  /** A fuzzed page load (variation.ts): ChatGPT's own variant, read by the page's script. Absent: the page as built. */
+  variant?: ChatgptPageVariant;
+  /**
+   * The generic variation's script tag (shared/page-variation.ts), put after the page's script. The page's script is a
+   * module, which runs after the document is parsed; the tag is turned into a module too so that it runs after it, on
+   * the page the script built, as the runtime expects.
+   */
+  variationTag?: string;
 }
 
 export function renderChatgptHomePage(options: ChatgptPageOptions): string {
-  const settings = { build: CHATGPT_BUILDS[options.layout], loginWall: options.loginWall };
+  const settings =
+    options.variant === undefined
+      ? { build: CHATGPT_BUILDS[options.layout], loginWall: options.loginWall }
+      : { build: CHATGPT_BUILDS[options.layout], loginWall: options.loginWall, variant: options.variant };
+  const variationTag = (options.variationTag ?? "").replace(/^<script>/, '<script type="module">');
   return `<!DOCTYPE html>
 <html lang="en-US" class="light" style="color-scheme: light;">
 <head>
@@ -216,7 +229,7 @@ ${headerHtml(options.layout)}
 <template id="login-modal-template">${LOGIN_MODAL}</template>
 ${options.loginWall ? LOGIN_MODAL : ""}
 <script type="module">const SETTINGS = ${JSON.stringify(settings)};
-${CLIENT_SCRIPT}</script>
+${CLIENT_SCRIPT}</script>${variationTag === "" ? "" : `\n${variationTag}`}
 </body>
 </html>`;
 }

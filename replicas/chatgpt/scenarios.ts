@@ -60,7 +60,8 @@ export interface SourceRef {
 }
 
 export type AnswerSegment =
-  | { kind: "text"; text: string }
+  /** `plain`: the text as `result` shows it (chatgpt.md §4: plain text of the markdown), written by hand; absent = `text`. */
+  | { kind: "text"; text: string; plain?: string }
   | { kind: "link"; text: string; url: string; wireUrl?: string }
   | { kind: "cite"; refs: readonly SourceRef[] }
   | { kind: "widget"; widget: string; body: string; alt: string; promptText: string | null }
@@ -101,7 +102,9 @@ export const SEARCH_HINT = "search";
 // ---------------------------------------------------------------------------------------------------------------
 // Segment helpers
 
-const text = (value: string): AnswerSegment => ({ kind: "text", text: value });
+/** Markdown text; `plain` is its plain-text form written by hand when it differs (markup, or blank lines a block gap absorbs). */
+const text = (value: string, plain?: string): AnswerSegment =>
+  plain === undefined ? { kind: "text", text: value } : { kind: "text", text: value, plain };
 const cite = (...refs: Array<[search: number, index: number]>): AnswerSegment => ({
   kind: "cite",
   refs: refs.map(([search, index]) => ({ search, index })),
@@ -161,7 +164,7 @@ const DEFAULT: ChatgptScenario = {
     cite([0, 0]),
     text(", and a second reference agrees "),
     cite([0, 1]),
-    text(".\n\n- It has **bold** text and a list.\n- It has `inline code`."),
+    text(".\n\n- It has **bold** text and a list.\n- It has `inline code`.", ".\n\n- It has bold text and a list.\n- It has inline code."),
   ],
   title: "Replica default answer",
 };
@@ -181,6 +184,12 @@ const NO_SEARCH: ChatgptScenario = {
         "2. Lower the egg in gently.\n" +
         "3. Cook for *nine* minutes, then cool it in ice water.\n\n" +
         "> Older eggs peel more easily than fresh ones.\n\n" +
+        "No sources were needed for this one.",
+      "Boiling an egg\n\n" +
+        "1. Bring a pot of water to a rolling boil.\n" +
+        "2. Lower the egg in gently.\n" +
+        "3. Cook for nine minutes, then cool it in ice water.\n\n" +
+        "Older eggs peel more easily than fresh ones.\n\n" +
         "No sources were needed for this one.",
     ),
   ],
@@ -323,25 +332,28 @@ const MANY_REFERENCES: ChatgptScenario = {
     { toolName: "web.run", queries: ["mercury interior core size"], sources: MANY_SOURCES_B, call: "code" },
   ],
   answer: () => [
-    text("# Mercury\n\nMercury is the smallest planet and the closest to the Sun "),
+    text(
+      "# Mercury\n\nMercury is the smallest planet and the closest to the Sun ",
+      "Mercury\n\nMercury is the smallest planet and the closest to the Sun ",
+    ),
     cite([0, 0], [0, 3]),
     text(". NASA describes it as barely larger than the Moon "),
     cite([0, 1]),
-    text(".\n\n## Missions\n\nBepiColombo is on its way "),
+    text(".\n\n## Missions\n\nBepiColombo is on its way ", ".\n\nMissions\n\nBepiColombo is on its way "),
     cite([0, 2]),
     text(", and its latest flyby returned new images "),
     cite([0, 3]),
-    text(".\n\n## Interior\n\n- The iron core is unusually large "),
+    text(".\n\n## Interior\n\n- The iron core is unusually large ", ".\n\nInterior\n\n- The iron core is unusually large "),
     cite([0, 4]),
     text(".\n- The core takes up most of the radius "),
     cite([1, 5]),
     text(".\n- The planet has almost no atmosphere "),
     cite([1, 1]),
-    text(".\n\n## Observing\n\nIt is best seen just after sunset "),
+    text(".\n\n## Observing\n\nIt is best seen just after sunset ", ".\n\nObserving\n\nIt is best seen just after sunset "),
     cite([0, 5]),
     text(" with a small telescope "),
     cite([1, 0]),
-    text(".\n\n## Odd facts\n\nIts orbit is the most eccentric "),
+    text(".\n\n## Odd facts\n\nIts orbit is the most eccentric ", ".\n\nOdd facts\n\nIts orbit is the most eccentric "),
     cite([1, 2]),
     text(", its day is longer than its year "),
     cite([1, 3]),
@@ -367,15 +379,18 @@ const TABLE_CITATIONS: ChatgptScenario = {
   ...base("table-citations", "table-citations"),
   searches: [{ toolName: "web.run", queries: ["latest python node go versions"], sources: TABLE_SOURCES, call: "code" }],
   answer: () => [
-    text("Current releases:\n\n| Language | Latest | Source |\n|---|:---:|---|\n| Python | 3.14 | "),
+    text(
+      "Current releases:\n\n| Language | Latest | Source |\n|---|:---:|---|\n| Python | 3.14 | ",
+      "Current releases:\n\nLanguage\tLatest\tSource\nPython\t3.14\t",
+    ),
     cite([0, 0]),
-    text(" |\n| Node.js | 24 LTS | "),
+    text(" |\n| Node.js | 24 LTS | ", "\nNode.js\t24 LTS\t"),
     cite([0, 1]),
-    text(" |\n| Go | 1.25 | "),
+    text(" |\n| Go | 1.25 | ", "\nGo\t1.25\t"),
     cite([0, 2]),
-    text(" |\n| Rust | 1.90 | "),
+    text(" |\n| Rust | 1.90 | ", "\nRust\t1.90\t"),
     link("releases", "https://blog.rust-lang.org/releases/"),
-    text(" |\n\nVersions change often; check before you upgrade."),
+    text(" |\n\nVersions change often; check before you upgrade.", "\n\nVersions change often; check before you upgrade."),
   ],
   title: "Latest language versions",
 };
@@ -405,9 +420,9 @@ const WIDGET_MARKERS: ChatgptScenario = {
     { kind: "stray", char: "\ue204" },
     text(".\n\n"),
     widget("navlist", "Further reading\ue202turn0news1,turn0news4", ""),
-    text("\n\nBooks about her:\n\n"),
+    text("\n\nBooks about her:\n\n", "Books about her:\n\n"),
     widget("products", '{"selections":[["turn0product1","Madame Curie"],["turn0product3","Radioactive"]]}', ""),
-    text("\n\n"),
+    text("\n\n", ""),
     { kind: "orphan", body: 'genui\ue202{"math_block_widget_always_prefetch_v2":{"content":"E=mc^2"}}' },
     text("That is all"),
     { kind: "stray", char: "\ue206" },
@@ -443,15 +458,22 @@ const CODE_BLOCKS: ChatgptScenario = {
         'print(parse("[x](y) | [1] | z"))\n' +
         "```\n\n" +
         "`str.split` cuts at every separator ",
+      "Here is a tiny table-row parser:\n\n" +
+        "def parse(row: str) -> list[str]:\n" +
+        '    # split "a|b|c" into cells, keep [brackets] and ](parens)\n' +
+        '    return [cell.strip() for cell in row.split("|")]\n' +
+        "\n" +
+        'print(parse("[x](y) | [1] | z"))\n\n' +
+        "str.split cuts at every separator ",
     ),
     cite([0, 0]),
-    text(". Inline, `[not](a-link)` is code, and so is `a | b`. The "),
+    text(". Inline, `[not](a-link)` is code, and so is `a | b`. The ", ". Inline, [not](a-link) is code, and so is a | b. The "),
     link(
       "docs",
       "https://docs.python.org/3/library/stdtypes.html#str.split",
       "https://docs.python.org/3/library/stdtypes.html?utm_source=chatgpt.com#str.split",
     ),
-    text(" have the details.\n\n```bash\necho \"[ok]\" | tr '[' '('\n```"),
+    text(" have the details.\n\n```bash\necho \"[ok]\" | tr '[' '('\n```", " have the details.\n\necho \"[ok]\" | tr '[' '('"),
   ],
   title: "Parsing table rows",
 };
@@ -519,12 +541,15 @@ const LONG_TOPICS = [
 
 /** About 35 kB of fixed markdown: headings, lists, tables and code, with a citation in every section. */
 function longAnswer(): AnswerSegment[] {
-  const segments: AnswerSegment[] = [text("# A long history of computing\n\n")];
+  const segments: AnswerSegment[] = [text("# A long history of computing\n\n", "A long history of computing\n\n")];
   for (let section = 0; section < 52; section += 1) {
     const topic = LONG_TOPICS[section % LONG_TOPICS.length] ?? "computing";
     segments.push(
       text(
         `## ${section + 1}. On ${topic}\n\n` +
+          `Section ${section + 1} looks at ${topic} and why they mattered for everything that came after them. ` +
+          "Engineers kept trading speed, cost and reliability against each other, and every step made the next one possible ",
+        `${section + 1}. On ${topic}\n\n` +
           `Section ${section + 1} looks at ${topic} and why they mattered for everything that came after them. ` +
           "Engineers kept trading speed, cost and reliability against each other, and every step made the next one possible ",
       ),
@@ -540,6 +565,14 @@ function longAnswer(): AnswerSegment[] {
           "```text\n" +
           `milestone[${section}] = "${topic}" | year ${1900 + section * 3}\n` +
           "```\n\n",
+        ".\n\n" +
+          `- Cost of ${topic} fell steadily over the decades.\n` +
+          `- Reliability of ${topic} improved with every generation.\n` +
+          `- The people who built ${topic} often moved on to the next big thing.\n\n` +
+          "Year\tMilestone\tNote\n" +
+          `${1900 + section * 3}\t${topic}\tstep ${section + 1}\n` +
+          `${1901 + section * 3}\tfollow-up work\trefinement ${section + 1}\n\n` +
+          `milestone[${section}] = "${topic}" | year ${1900 + section * 3}\n\n`,
       ),
     );
   }
@@ -605,7 +638,11 @@ const TINY_FRAMES: ChatgptScenario = {
       call: null,
     },
   ],
-  answer: () => [text("Small frames add up to a *whole* answer "), cite([0, 0]), text(".\n\nSecond paragraph, still whole.")],
+  answer: () => [
+    text("Small frames add up to a *whole* answer ", "Small frames add up to a whole answer "),
+    cite([0, 0]),
+    text(".\n\nSecond paragraph, still whole."),
+  ],
   title: "Tiny frames",
 };
 

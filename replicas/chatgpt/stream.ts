@@ -652,12 +652,20 @@ export function buildFrames(scenario: ChatgptScenario, request: ChatgptRequestEc
  * frame's bytes, then the connection is cut. `empty_answer`: every frame but the answer message (tool messages only),
  * then the normal end (`message_stream_complete`, `[DONE]`).
  */
-export function renderChatgptBody(scenario: ChatgptScenario, request: ChatgptRequestEcho, fault: ChatgptStreamFault | null): ChatgptBody {
+export function renderChatgptBody(
+  scenario: ChatgptScenario,
+  request: ChatgptRequestEcho,
+  fault: ChatgptStreamFault | null,
+  framing: { eventLines: boolean } = { eventLines: true },
+): ChatgptBody {
   const encoder = new TextEncoder();
+  // chatgpt.md §3: "`event:` line optional": a build may send its deltas as bare `data:` lines
+  const framed = (frames: SseFrame[]): SseFrame[] =>
+    framing.eventLines ? frames : frames.map((frame) => (frame.event === "delta" ? { kind: frame.kind, data: frame.data } : frame));
   if (fault === "empty_answer") {
-    return { bytes: encoder.encode(framesToText(buildFrames(scenario, request, { withAnswer: false }))), ending: "eof" };
+    return { bytes: encoder.encode(framesToText(framed(buildFrames(scenario, request, { withAnswer: false })))), ending: "eof" };
   }
-  const frames = buildFrames(scenario, request);
+  const frames = framed(buildFrames(scenario, request));
   if (fault === null) return { bytes: encoder.encode(framesToText(frames)), ending: "eof" };
 
   const textFrames = frames.flatMap((frame, index) => (frame.kind === "answer_text" ? [index] : []));

@@ -115,10 +115,13 @@ export function drawGenericVariation(draw: VariationDraw, profile: VariationProf
   return variation;
 }
 
-/** The script element that applies a page's generic variation; put it after the provider's own script. */
+/**
+ * The script element that applies a page's generic variation; put it after the provider's own script. A module script:
+ * it runs once the document is parsed, after classic and module page scripts before it, and before DOMContentLoaded.
+ */
 export function variationScriptTag(variation: GenericVariation, profile: VariationProfile): string {
   const config = JSON.stringify({ variation, profile }).replace(/</g, "\\u003c");
-  return `<script>(${RUNTIME.trim()})(${config});</script>`;
+  return `<script type="module">(${RUNTIME.trim()})(${config});</script>`;
 }
 
 /** The draw's generic variation as a script tag, or "" when there is no draw (fuzzing off). */

@@ -1,8 +1,9 @@
 /**
  * GET /scrapers/chatgpt end to end: the real Worker, real Chromium through the Browser Rendering binding, the ChatGPT
  * replica. Expected fields come from the replica's scenario data through replicas/chatgpt/expected.ts (the mapping of
- * providers/chatgpt.md §4 applied to structured data, not to the wire and not through the parser); `result` is the
- * shared plain-text rendering of that markdown and `result_markdown_json` markdown-it's own tokens, serialised here.
+ * providers/chatgpt.md §4 applied to structured data by hand, not to the wire and not through the parser; `result` from
+ * each segment's hand-written plain form) — the same source as the oracle (test/support/oracles/chatgpt.ts) the fuzzed
+ * pages are checked against; `result_markdown_json` is markdown-it's own tokens, serialised here.
  */
 import type { z } from "@hono/zod-openapi";
 import MarkdownIt from "markdown-it";
@@ -12,7 +13,6 @@ import { CHATGPT_SCENARIOS, pickChatgptScenario } from "../../replicas/chatgpt/s
 import type { JobView } from "../../src/jobs/job-types";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { ChatgptAnswerSchema } from "../../src/scrapers/chatgpt/declaration";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import {
   api,
   balanceOf,
@@ -24,6 +24,8 @@ import {
   replicaRequests,
   type TestAccount,
 } from "../integration/helpers";
+import { chatgptOracle } from "../support/oracles/chatgpt";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";
 
 type ChatgptResponse = CommonScrapeFields & z.infer<typeof ChatgptAnswerSchema> & { detail?: string };
@@ -43,8 +45,7 @@ async function scrape(params: Record<string, string>, apiKey = account.apiKey): 
 
 /** Every answer field of the scenario for this prompt, by the sheet's mapping. */
 function expectedAnswer(prompt: string) {
-  const fields = expectedChatgptFields(pickChatgptScenario(prompt), prompt);
-  return { ...fields, result: markdownToPlainText(fields.result_markdown) };
+  return expectedChatgptFields(pickChatgptScenario(prompt), prompt);
 }
 
 function expectCommonFields(body: ChatgptResponse, prompt: string): void {
@@ -250,3 +251,5 @@ describeProviderContract({
   prompt: "What is the tallest building in the world?",
   drift: { code: "chatgpt.composer_missing" },
 });
+
+describeFuzzedPages({ oracle: chatgptOracle, seeds: CI_SEEDS });

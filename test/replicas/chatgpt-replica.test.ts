@@ -7,7 +7,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ControlState } from "../../replicas/control";
-import { CHATGPT_BUILDS, CHATGPT_LAYOUTS } from "../../replicas/chatgpt/page";
+import { CHATGPT_BUILDS, CHATGPT_LAYOUTS, renderChatgptHomePage } from "../../replicas/chatgpt/page";
+import { drawChatgptVariation } from "../../replicas/chatgpt/variation";
+import { VARIATION_CLASSES, VariationDraw } from "../../replicas/shared/variation";
 import { CHATGPT_SCENARIOS, pickChatgptScenario } from "../../replicas/chatgpt/scenarios";
 import { buildFrames, buildRawAnswer, type ChatgptRequestEcho, renderChatgptBody, STREAM_ERROR_DATA } from "../../replicas/chatgpt/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
@@ -548,4 +550,113 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       await browser.close();
     }
   }, 60_000);
+});
+
+describe("page fuzzing (issue 29): seeded, per class, off = the page as built", () => {
+  const variationOn = (seed: number | null, classes?: string[]) =>
+    control("variation", classes === undefined ? { provider: "chatgpt", seed } : { provider: "chatgpt", seed, classes });
+  const home = async (): Promise<string> => (await fetch(`${server.url}/chatgpt/?q=hello&hints=search`)).text();
+
+  it("fuzzing off serves exactly the page renderChatgptHomePage builds without a variant: no variant, no runtime", async () => {
+    const html = await home();
+    expect(html).toBe(renderChatgptHomePage({ layout: "anonymous", loginWall: false }));
+    expect(html).not.toContain('"variant"');
+    expect(html).not.toContain("applyPageVariation");
+    expect((await providerState())?.variation).toBeNull();
+  });
+
+  it("the same seed draws the same pages, load after load; another seed another page", async () => {
+    await variationOn(7);
+    const first = [await home(), await home()];
+    await variationOn(7);
+    const again = [await home(), await home()];
+    expect(again).toEqual(first);
+    expect(first[0]).toContain("applyPageVariation");
+    expect(first[0]).toContain('"variant"');
+    await variationOn(8);
+    expect(await home()).not.toBe(first[0]);
+  });
+
+  it("every draw is noted; the generic runtime runs after the page's module script", async () => {
+    await variationOn(3);
+    const html = await home();
+    // a classic script would run before the (deferred) module script built the page
+    expect(html).toMatch(/<script type="module">\(\/\/ The generic page variation/);
+    const draws = (await providerState())?.variation?.draws ?? [];
+    expect(draws).toHaveLength(1);
+    expect(Object.keys(draws[0]?.applied ?? {})).toContain("sheet_alternatives");
+  });
+
+  it("a class that is off changes nothing of that class, and the other classes draw the same", () => {
+    for (let seed = 0; seed < 40; seed += 1) {
+      const all = new VariationDraw("chatgpt", seed, 1, new Set(VARIATION_CLASSES));
+      const withoutLists = new VariationDraw("chatgpt", seed, 1, new Set(VARIATION_CLASSES.filter((name) => name !== "late_lists")));
+      const withoutAlternatives = new VariationDraw(
+        "chatgpt",
+        seed,
+        1,
+        new Set(VARIATION_CLASSES.filter((name) => name !== "sheet_alternatives")),
+      );
+      const full = drawChatgptVariation(all);
+      const noLists = drawChatgptVariation(withoutLists);
+      const noAlternatives = drawChatgptVariation(withoutAlternatives);
+      expect(noLists.page).toMatchObject({ pillsLateMs: null, sourcesLateMs: null, panelBatches: 1 });
+      expect(withoutLists.record().applied.late_lists).toBeUndefined();
+      expect(noLists.wire).toEqual(full.wire);
+      expect({ ...noLists.page, pillsLateMs: 0, sourcesLateMs: 0, panelBatches: 0 }).toEqual({
+        ...full.page,
+        pillsLateMs: 0,
+        sourcesLateMs: 0,
+        panelBatches: 0,
+      });
+      expect(noAlternatives.wire).toEqual({
+        eventLines: true,
+        messageIndex: "as_scenario",
+        toolName: "as_scenario",
+        nonAscii: "as_scenario",
+      });
+      expect(noAlternatives.page).toMatchObject({
+        model: "auto",
+        hintsWithoutSearch: "empty",
+        historyField: false,
+        userCopyButton: true,
+        copyLabel: null,
+      });
+      expect(withoutAlternatives.record().applied.sheet_alternatives).toBeUndefined();
+      expect(withoutAlternatives.record().applied.late_lists).toEqual(all.record().applied.late_lists);
+    }
+  });
+
+  it("with every class off but one, the page carries only that class's variant", async () => {
+    await variationOn(11, ["late_lists"]);
+    const html = await home();
+    const draws = (await providerState())?.variation?.draws ?? [];
+    expect(Object.keys(draws[0]?.applied ?? {}).filter((name) => name !== "late_lists")).toEqual([]);
+    expect(html).toContain('"model":"auto"');
+  });
+
+  it("the stream follows the framing its page load drew (event lines left out, tool name swapped), and says the same answer", async () => {
+    // find a seed whose page leaves the `event:` lines out
+    let seed = 0;
+    for (; seed < 200; seed += 1) {
+      if (!drawChatgptVariation(new VariationDraw("chatgpt", seed, 1, new Set(VARIATION_CLASSES))).wire.eventLines) break;
+    }
+    await variationOn(seed);
+    await home();
+    const plain = await fetch(`${server.url}${CONVERSATION}`, {
+      method: "POST",
+      headers: HEADERS,
+      body: JSON.stringify(requestBody("several-queries")),
+    });
+    expect(await plain.text()).toContain("event: delta\n");
+    const fuzzed = await fetch(`${server.url}${CONVERSATION}`, {
+      method: "POST",
+      headers: { ...HEADERS, "oai-client-build-number": "1" },
+      body: JSON.stringify(requestBody("several-queries")),
+    });
+    const text = await fuzzed.text();
+    expect(text).not.toContain("event: delta\n");
+    expect(text).toContain("event: delta_encoding\n");
+    expect(text).toContain("data: [DONE]");
+  });
 });

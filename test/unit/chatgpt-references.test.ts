@@ -6,7 +6,8 @@
 import MarkdownIt from "markdown-it";
 import { describe, expect, it } from "vitest";
 import { markdownTokenTree } from "../../src/scrapers/chatgpt/markdown-tokens";
-import { linksOf, normaliseUrl, resolveAnswerMarkdown } from "../../src/scrapers/chatgpt/references";
+import { linksOf, resolveAnswerMarkdown } from "../../src/scrapers/chatgpt/references";
+import { normaliseMarkdownUrls, normaliseUrl } from "../../src/scrapers/chatgpt/urls";
 
 const cite = (n: number): string => `\ue200cite\ue202turn0search${n}\ue201`;
 const reference = (matched: string, alt: string, extra: Record<string, unknown> = {}) => ({ matched_text: matched, alt, ...extra });
@@ -147,5 +148,101 @@ describe("markdownTokenTree (result_markdown_json)", () => {
 
   it("of an empty markdown is an empty list", () => {
     expect(markdownTokenTree("")).toEqual([]);
+  });
+});
+
+describe("one URL rule for result_markdown and links (DESIGN.md: one normalisation per value)", () => {
+  // every form in which markdown can carry a link's URL; expected values written by hand
+  const cases: Array<[name: string, markdown: string, clean: string, links: Array<{ text: string; url: string }>]> = [
+    [
+      "inline link",
+      "([Ex](https://ex.com/a?utm_source=chatgpt.com))",
+      "([Ex](https://ex.com/a))",
+      [{ text: "Ex", url: "https://ex.com/a" }],
+    ],
+    [
+      "link with a title",
+      '[Ex](https://ex.com/a?utm_source=chatgpt.com "T")',
+      '[Ex](https://ex.com/a "T")',
+      [{ text: "Ex", url: "https://ex.com/a" }],
+    ],
+    [
+      "bracketed destination",
+      "[Ex](<https://ex.com/a?utm_source=chatgpt.com>)",
+      "[Ex](<https://ex.com/a>)",
+      [{ text: "Ex", url: "https://ex.com/a" }],
+    ],
+    [
+      "reference definition",
+      "See [Ex][1].\n\n[1]: https://ex.com/a?utm_source=chatgpt.com",
+      "See [Ex][1].\n\n[1]: https://ex.com/a",
+      [{ text: "Ex", url: "https://ex.com/a" }],
+    ],
+    [
+      "autolink",
+      "See <https://ex.com/a?utm_source=chatgpt.com>.",
+      "See <https://ex.com/a>.",
+      [{ text: "https://ex.com/a", url: "https://ex.com/a" }],
+    ],
+    [
+      "destination on the next line",
+      "[Ex](\nhttps://ex.com/a?utm_source=chatgpt.com)",
+      "[Ex](\nhttps://ex.com/a)",
+      [{ text: "Ex", url: "https://ex.com/a" }],
+    ],
+    [
+      "&amp; separator",
+      "[Ex](https://ex.com/a?x=1&amp;utm_source=chatgpt.com)",
+      "[Ex](https://ex.com/a?x=1)",
+      [{ text: "Ex", url: "https://ex.com/a?x=1" }],
+    ],
+    [
+      "escaped & separator, tracking first",
+      "[Ex](https://ex.com/a?utm_source=chatgpt.com\\&x=1)",
+      "[Ex](https://ex.com/a?x=1)",
+      [{ text: "Ex", url: "https://ex.com/a?x=1" }],
+    ],
+    [
+      "a link whose text is its URL",
+      "[https://ex.com/a?utm_source=chatgpt.com](https://ex.com/a?utm_source=chatgpt.com)",
+      "[https://ex.com/a](https://ex.com/a)",
+      [{ text: "https://ex.com/a", url: "https://ex.com/a" }],
+    ],
+    [
+      "a link in a table cell",
+      "| a | b |\n|---|---|\n| x ([Ex](https://ex.com/a?utm_source=chatgpt.com#:~:text=y)) | z |",
+      "| a | b |\n|---|---|\n| x ([Ex](https://ex.com/a)) | z |",
+      [{ text: "Ex", url: "https://ex.com/a" }],
+    ],
+    ["a bare URL in the text", "Read https://ex.com/a?utm_source=chatgpt.com.", "Read https://ex.com/a.", []],
+    [
+      "a Google redirect in parentheses",
+      "([G](https://www.google.com/url?q=https%3A%2F%2Fex.net%2Fa%3Fid%3D7&amp;sa=D))",
+      "([G](https://ex.net/a?id=7))",
+      [{ text: "G", url: "https://ex.net/a?id=7" }],
+    ],
+  ];
+  for (const [name, markdown, clean, links] of cases) {
+    it(name, () => {
+      const resolved = resolveAnswerMarkdown(markdown, []);
+      expect(resolved).toBe(clean);
+      expect(linksOf(resolved)).toEqual(links);
+      expect(normaliseMarkdownUrls(resolved)).toBe(resolved);
+    });
+  }
+
+  it("leaves code as written: fenced, indented and inline", () => {
+    const markdown =
+      "```\ncurl https://ex.com/a?utm_source=chatgpt.com\n```\n\n    https://ex.com/b?utm_source=chatgpt.com\n\n" +
+      "Run `open https://ex.com/c?utm_source=chatgpt.com` or see [d](https://ex.com/d?utm_source=chatgpt.com).";
+    expect(normaliseMarkdownUrls(markdown)).toBe(
+      "```\ncurl https://ex.com/a?utm_source=chatgpt.com\n```\n\n    https://ex.com/b?utm_source=chatgpt.com\n\n" +
+        "Run `open https://ex.com/c?utm_source=chatgpt.com` or see [d](https://ex.com/d).",
+    );
+  });
+
+  it("normalises written separators the way a CommonMark reader decodes them", () => {
+    expect(normaliseUrl("https://ex.com/a?x=1&amp;utm_source=chatgpt.com&amp;y=2")).toBe("https://ex.com/a?x=1&amp;y=2");
+    expect(normaliseUrl("https://ex.com/a?UTM_SOURCE=ChatGPT.com")).toBe("https://ex.com/a");
   });
 });

@@ -14,11 +14,21 @@
  * @typedef {{ [key: string]: any }} Json
  */
 
-/** @type {{ build: Build, loginWall: boolean }} */
+/**
+ * @typedef {{ build: number, pillsLateMs: number | null, sourcesLateMs: number | null, panelBatches: number, model: string,
+ *   hintsWithoutSearch: "empty" | "absent", historyField: boolean, userCopyButton: boolean, copyLabel: string | null }} Variant
+ */
+
+/** @type {{ build: Build, loginWall: boolean, variant?: Variant }} */
 // @ts-expect-error SETTINGS is declared by the page right before this script.
 const settings = SETTINGS;
 const build = settings.build;
 const markup = build.markup;
+/** A fuzzed page load's own choices (replicas/chatgpt/variation.ts); null on an ordinary page. */
+const variant = settings.variant ?? null;
+const copyLabel = variant?.copyLabel ?? markup.copyLabel;
+/** Whether the citation pills of the answer being shown may render (late_lists: they may come after the answer). */
+let pillsShown = true;
 
 // Resolved relative to the page, so the same script works at "/" (real origin) and "/chatgpt/" (replica).
 const siteRoot = new URL("./", location.href);
@@ -344,6 +354,7 @@ function renderAnswerHtml(text, references, partial) {
     if (!reference) return "";
     const items = Array.isArray(reference.items) ? reference.items : [];
     if (reference.type === "grouped_webpages" && items.length > 0 && typeof items[0]?.url === "string") {
+      if (!pillsShown) return "";
       pills.push({ url: items[0].url, label: String(items[0].attribution ?? items[0].title ?? ""), extra: items.length - 1 });
       return `\uE000${pills.length - 1}\uE001`;
     }
@@ -397,9 +408,9 @@ function addActions(column, prompt) {
   const copy = document.createElement("button");
   copy.type = "button";
   copy.setAttribute("data-testid", "copy-turn-action-button");
-  copy.setAttribute("aria-label", markup.copyLabel);
+  copy.setAttribute("aria-label", copyLabel);
   copy.className = "text-token-text-secondary hover:bg-token-bg-secondary rounded-lg";
-  copy.textContent = markup.copyLabel;
+  copy.textContent = copyLabel;
   copy.addEventListener("click", () => navigator.clipboard?.writeText(prompt).catch(() => {}));
   actions.append(copy);
   column.append(actions);
@@ -433,21 +444,37 @@ function addSources(column, references) {
     panel.setAttribute("screen-anchor", "top");
     panel.innerHTML = '<div slot="header"><h2>Sources</h2></div><div slot="content"></div>';
     const content = panel.querySelector('div[slot="content"]');
-    for (const item of sources.values()) {
-      const link = document.createElement("a");
-      link.href = item.url;
-      link.target = "_blank";
-      link.rel = "noopener";
-      link.innerHTML =
-        '<img alt="" width="16" height="16" src="data:,"> <span class="title">' +
-        escapeHtml(String(item.title ?? "")) +
-        '</span><span class="description">' +
-        escapeHtml(String(item.snippet ?? item.attribution ?? "")) +
-        "</span>";
-      content?.append(link);
+    const entries = [...sources.values()];
+    const batches = Math.max(1, Math.min(variant?.panelBatches ?? 1, entries.length));
+    const perBatch = Math.ceil(entries.length / batches);
+    // late_lists: the panel may fill in batches, as a list that loads its favicons and snippets does
+    for (let batch = 0; batch < batches; batch += 1) {
+      const slice = entries.slice(batch * perBatch, (batch + 1) * perBatch);
+      if (batch === 0) appendSourceLinks(content, slice);
+      else setTimeout(() => appendSourceLinks(content, slice), batch * 400);
     }
     document.body.append(panel);
   });
+}
+
+/**
+ * @param {Element | null} content
+ * @param {Json[]} items
+ */
+function appendSourceLinks(content, items) {
+  for (const item of items) {
+    const link = document.createElement("a");
+    link.href = item.url;
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.innerHTML =
+      '<img alt="" width="16" height="16" src="data:,"> <span class="title">' +
+      escapeHtml(String(item.title ?? "")) +
+      '</span><span class="description">' +
+      escapeHtml(String(item.snippet ?? item.attribution ?? "")) +
+      "</span>";
+    content?.append(link);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -521,6 +548,7 @@ function newStreamState() {
     /** @type {Map<string, number>} */ byId: new Map(),
     /** @type {string | null} */ error: null,
     done: false,
+    v1: false,
     title: /** @type {string | null} */ (null),
   };
 }
@@ -541,8 +569,10 @@ function applyFrame(state, event, data) {
   } catch {
     return; // a broken frame is skipped
   }
+  if (event === "delta_encoding" || value === "v1") state.v1 = true;
   if (!value || typeof value !== "object" || event === "delta_encoding") return;
-  if (event === "delta") {
+  // chatgpt.md §3: the `event:` line is optional; in a v1 stream an untyped frame is a delta
+  if (event === "delta" || (event === undefined && state.v1 && typeof value.type !== "string" && !value.message)) {
     const path = typeof value.p === "string" ? value.p : state.path;
     const op = typeof value.o === "string" ? value.o : state.op;
     state.path = path;
@@ -694,6 +724,12 @@ function conversationBody(prompt, messageId) {
   };
   if (build.offersV1) body.supported_encodings = ["v1"];
   if (systemHints.length === 0 && !build.sendsEmptyHints) delete body.system_hints;
+  if (variant !== null) {
+    // chatgpt.md §3: `model` ("auto" or a slug); `system_hints` named only when searching; optional history flag
+    body.model = variant.model;
+    if (systemHints.length === 0 && variant.hintsWithoutSearch === "absent") delete body.system_hints;
+    if (variant.historyField) body.history_and_training_disabled = false;
+  }
   return body;
 }
 
@@ -736,7 +772,7 @@ async function send(prompt) {
   bubble.className = "whitespace-pre-wrap";
   bubble.textContent = prompt;
   user.message.append(bubble);
-  addActions(user.column, prompt);
+  if (variant === null || variant.userCopyButton) addActions(user.column, prompt);
 
   const assistant = appendTurn("assistant");
   const recap = document.createElement("button");
@@ -750,6 +786,7 @@ async function send(prompt) {
 
   const controller = new AbortController();
   activeRequest = controller;
+  pillsShown = variant?.pillsLateMs === null || variant?.pillsLateMs === undefined;
   setStreaming(true);
   const state = newStreamState();
   let renderScheduled = false;
@@ -788,6 +825,7 @@ async function send(prompt) {
       "openai-sentinel-chat-requirements-token": token,
       "openai-sentinel-proof-token": proofToken(),
     };
+    if (variant !== null) headers["oai-client-build-number"] = String(variant.build);
     if (build.conduit) {
       const prepared = await postJson(api("f/conversation/prepare"), { action: "next", fork_from_shared_post: false, model: "auto" });
       headers["x-conduit-token"] = String(prepared.conduit_token ?? "");
@@ -845,7 +883,15 @@ async function send(prompt) {
     if (completed) {
       addActions(assistant.column, assistant.message.innerText);
       const answer = answerOf(state);
-      addSources(assistant.column, Array.isArray(answer?.metadata?.content_references) ? answer.metadata.content_references : []);
+      const references = Array.isArray(answer?.metadata?.content_references) ? answer.metadata.content_references : [];
+      // late_lists: the pills and the sources button may come after the answer (chatgpt.md §2: the panel opens from it)
+      if (!pillsShown)
+        setTimeout(() => {
+          pillsShown = true;
+          render(false);
+        }, variant?.pillsLateMs ?? 0);
+      if (variant?.sourcesLateMs === null || variant?.sourcesLateMs === undefined) addSources(assistant.column, references);
+      else setTimeout(() => addSources(assistant.column, references), variant.sourcesLateMs);
     }
     activeRequest = null;
     setStreaming(false);
@@ -867,6 +913,10 @@ if (settings.loginWall) {
   if (deepLinkPrompt) setComposerText(deepLinkPrompt);
 } else if (deepLinkPrompt) {
   setComposerText(deepLinkPrompt);
-  // the site sends once its bundle has hydrated
-  setTimeout(() => void send(deepLinkPrompt), 50);
+  // the site sends once its bundle has hydrated (a fuzzed page may mount its composer seconds later)
+  const sendWhenHydrated = () => {
+    if (form.isConnected) void send(deepLinkPrompt);
+    else setTimeout(sendWhenHydrated, 50);
+  };
+  setTimeout(sendWhenHydrated, 50);
 }

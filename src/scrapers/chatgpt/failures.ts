@@ -20,16 +20,16 @@ export const CHATGPT_DETAIL = {
 
 /** Transient: a new session or IP usually passes (Cloudflare interstitial, Turnstile, "unusual activity"). */
 export function challengeFailure(cause?: unknown): UpstreamError {
-  return new UpstreamError(CHATGPT_DETAIL.challenge, { retryable: true, cause });
+  return new UpstreamError(CHATGPT_DETAIL.challenge, { retryable: true, cause, reason: "challenge" });
 }
 
 /** Permanent for this session: only a logged-in session helps. */
 export function loginWallFailure(cause?: unknown): UpstreamError {
-  return new UpstreamError(CHATGPT_DETAIL.login, { retryable: false, cause });
+  return new UpstreamError(CHATGPT_DETAIL.login, { retryable: false, cause, reason: "login_wall" });
 }
 
 export function rateLimitFailure(cause?: unknown): UpstreamError {
-  return new UpstreamError(CHATGPT_DETAIL.rateLimit, { retryable: true, cause });
+  return new UpstreamError(CHATGPT_DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
 }
 
 export function emptyAnswerFailure(cause?: unknown): UnexpectedResultError {

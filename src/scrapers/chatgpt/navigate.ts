@@ -38,9 +38,20 @@ const REQUIREMENTS = "requirements";
 const DEEP_LINK_SEND_TIMEOUT_MS = 15_000;
 /** How long the page may take to send after the prompt was submitted through the composer. */
 const COMPOSER_SEND_TIMEOUT_MS = 20_000;
+/** How long the composer may take to appear once the deep link did not send (it may hydrate seconds after load). */
+const COMPOSER_ENTRY_TIMEOUT_MS = 20_000;
+/** How long the send button may take to take a click (it may be deaf until the app hydrates). */
+const SEND_CLICK_TIMEOUT_MS = 10_000;
 const CHECK_INTERVAL_MS = 250;
+/**
+ * How long evidence of a wall (a login modal, challenge markup or text) must stay on the page, with no request sent,
+ * before it is believed: a dialog that comes and goes, or text seen while the page hydrates, is not a wall.
+ */
+const BLOCK_CONFIRM_MS = 3_000;
 /** A hot page was hydrated while idle: its composer is there at once, or the page is not what it was prepared as. */
 const HOT_COMPOSER_TIMEOUT_MS = 1_000;
+/** How long the answer's `data-message-model-slug` may take to render when the stream named no model. */
+const MODEL_SLUG_TIMEOUT_MS = 5_000;
 
 /**
  * Web search when the page asked for none (a typed prompt, or a build that ignores `hints=search`): the request then
@@ -72,17 +83,31 @@ export interface ChatgptCapture {
 export async function captureChatgptExchange({ page, origin, prompt, signal, deadline }: ChatgptNavigation): Promise<ChatgptCapture> {
   const capture = await startCapture(page, CHATGPT_CAPTURE_RULES, PROVIDER);
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
-  let outcome = nav.onHotLanding(chatgptHome(origin)) ? await sendOnHotPage(nav, capture, page, prompt, signal) : "idle";
+  const hot = nav.onHotLanding(chatgptHome(origin));
+  let outcome = hot ? await sendOnHotPage(nav, capture, page, prompt, signal) : "idle";
+  // web search: the deep link asks for it on the page (`hints=search`, the page then sends it); a prompt typed on the
+  // hot page, whose URL carries no hint, gets it by the capture patch
+  const searchVia: "page" | "patch" = outcome === "sent" ? "patch" : "page";
   // a sentinel call the site refused (Turnstile required, 403, 429) is the answer: a deep link would be refused too
   let refused = outcome === "idle" ? requirementsRefusal(capture) : null;
   if (outcome !== "sent" && refused === null) {
     // no hot page, or one that did not send (a modal it grew while idle, a composer it lost): start as a fresh page does
     await openDeepLink(nav, page, chatgptDeepLink(origin, prompt));
-    outcome = await waitForSendOrBlock(nav, capture, DEEP_LINK_SEND_TIMEOUT_MS, signal);
+    outcome = await waitForSendOrBlock(nav, page, capture, DEEP_LINK_SEND_TIMEOUT_MS, signal);
     if (outcome === "idle") {
-      const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", timeoutMs: 5_000 });
-      await typeAndSend(nav, page, composer, prompt);
-      outcome = await waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
+      // the deep link filled the composer without sending (or has not hydrated yet): the composer may still be coming,
+      // and only evidence that persists while it stays missing is a wall (awaitEntry)
+      const entry = await nav.awaitEntry({
+        what: "composer",
+        anchors: CHATGPT_COMPOSER,
+        blocks: CHATGPT_BLOCKS,
+        timeoutMs: COMPOSER_ENTRY_TIMEOUT_MS,
+      });
+      if (entry === "challenge" || entry === "login_wall") outcome = entry;
+      else {
+        await typeAndSend(nav, page, capture, entry, prompt);
+        outcome = await waitForSendOrBlock(nav, page, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
+      }
     }
     // the page never sent: a sentinel call the site refused says why
     refused = outcome === "idle" ? requirementsRefusal(capture) : null;
@@ -94,6 +119,7 @@ export async function captureChatgptExchange({ page, origin, prompt, signal, dea
 
   const exchange = await capture.waitForExchange(CONVERSATION, { signal, startTimeoutMs: 1_000, until: endedWithDone });
   verifyChatgptRequest(exchange, prompt);
+  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "web_search", via: searchVia }));
   return { exchange, readModelSlugFromPage: () => readModelSlug(nav) };
 }
 
@@ -138,15 +164,20 @@ function requirementsRefusal(capture: CaptureSession): "challenge" | "rate_limit
 
 /**
  * Waits until the page starts the conversation request, or shows why it will not: a challenge or a login wall, by
- * positive evidence only (anonymous pages always show "Log in" buttons; only a modal offering it counts).
+ * positive evidence only (anonymous pages always show "Log in" buttons; only a modal offering it counts), and only
+ * once that evidence has stayed BLOCK_CONFIRM_MS with nothing sent — a page that is still hydrating, or a dialog that
+ * comes and goes, is neither. Other dialogs (consent, survey, promo) do not stop the page from sending and are left to
+ * the clicks that need them gone.
  */
 async function waitForSendOrBlock(
   nav: Navigator,
+  page: Page,
   capture: CaptureSession,
   timeoutMs: number,
   signal: AbortSignal,
 ): Promise<"sent" | "idle" | BlockKind> {
   const until = Date.now() + Math.min(timeoutMs, nav.remainingMs());
+  let evidence: { kind: BlockKind; since: number } | null = null;
   // A page that sends does so within moments: the DOM is looked at only when nothing was sent by then, and again at
   // every interval, so the checks' round trips never compete with the page's own start.
   let nextCheck = Math.min(until, Date.now() + CHECK_INTERVAL_MS);
@@ -156,10 +187,15 @@ async function waitForSendOrBlock(
     if (Date.now() >= nextCheck) {
       const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", optional: true, timeoutMs: 0 });
       // with a composer on the page, the challenge-text check is skipped (the prompt in it may contain any words)
-      const blocked = (await nav.detectBlock(CHATGPT_BLOCKS, composer)) ?? (await loginModal(nav));
-      if (blocked !== null) return blocked;
-      if (Date.now() >= until) return "idle";
-      nextCheck = Math.min(until, Date.now() + CHECK_INTERVAL_MS);
+      const seen = (await nav.detectBlock(CHATGPT_BLOCKS, composer)) ?? (await loginModal(nav));
+      const now = Date.now();
+      if (seen === null) evidence = null;
+      else if (evidence === null || evidence.kind !== seen) evidence = { kind: seen, since: now };
+      // a main-frame redirect to the login host is the site's own verdict: believed at once
+      if (seen === "login_wall" && CHATGPT_LOGIN_HOSTS.test(page.url())) return seen;
+      if (evidence !== null && now - evidence.since >= BLOCK_CONFIRM_MS) return evidence.kind;
+      if (now >= until) return evidence?.kind ?? "idle";
+      nextCheck = Math.min(until, now + CHECK_INTERVAL_MS);
     }
     // the page's next capture message (the conversation request starting) wakes the loop at once
     await capture.nextChange(Math.max(0, nextCheck - Date.now()), signal);
@@ -199,23 +235,29 @@ async function sendOnHotPage(
 ): Promise<"sent" | "idle" | BlockKind> {
   const composer = await nav.waitForAnchor(CHATGPT_COMPOSER, { what: "composer", optional: true, timeoutMs: HOT_COMPOSER_TIMEOUT_MS });
   if (composer === null) return "idle";
-  await typeAndSend(nav, page, composer, prompt);
-  return waitForSendOrBlock(nav, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
+  // a hot page is only a shortcut: one that grew a sign-in modal while idle is not typed on; a fresh page decides
+  if ((await nav.detectBlock(CHATGPT_BLOCKS, composer)) !== null || (await loginModal(nav)) !== null) return "idle";
+  await typeAndSend(nav, page, capture, composer, prompt);
+  return waitForSendOrBlock(nav, page, capture, COMPOSER_SEND_TIMEOUT_MS, signal);
 }
 
 /**
  * Puts the prompt in the composer (unless it holds it already, as after a deep link that filled it without sending)
- * and sends it: the send button, or Enter when the page shows none.
+ * and sends it: the send button, clicked again while the page ignores it (a button that is not hydrated yet takes no
+ * click), or Enter when the page shows no send button or never takes the click.
  */
-async function typeAndSend(nav: Navigator, page: Page, composer: PageElement, prompt: string): Promise<void> {
+async function typeAndSend(nav: Navigator, page: Page, capture: CaptureSession, composer: PageElement, prompt: string): Promise<void> {
   const current = await composerText(page);
   if (normaliseText(current ?? "") !== normaliseText(prompt)) {
     if ((current ?? "").trim() !== "") await clearComposer(nav, page, composer);
     await nav.typeInto(composer, prompt);
   }
+  // the page took the prompt once it started the request or emptied the composer (it clears it when it sends)
+  const taken = async (): Promise<boolean> =>
+    capture.exchanges(CONVERSATION).length > 0 || normaliseText((await composerText(page)) ?? "") !== normaliseText(prompt);
   const send = await nav.waitForAnchor(CHATGPT_SEND, { what: "send_button", timeoutMs: 3_000, optional: true });
-  if (send === null) await nav.pressKey("Enter");
-  else await nav.click(send);
+  if (send !== null && (await nav.clickUntil(send, taken, { what: "send_button", timeoutMs: SEND_CLICK_TIMEOUT_MS }))) return;
+  if (!(await taken())) await nav.pressKey("Enter");
 }
 
 /** The composer's text: a textarea's value, or the editor's text (null when there is no composer). */
@@ -256,7 +298,12 @@ function endedWithDone(exchange: CapturedExchange): boolean {
   return /(?:^|\n)data: ?\[DONE\]\s*$/.test(decodeUtf8Chunks(tail));
 }
 
+/** The answer's model slug from the page (chatgpt.md §4: DOM `data-message-model-slug`); it may render after the text. */
 async function readModelSlug(nav: Navigator): Promise<string | null> {
+  const message = await nav
+    .waitForAnchor(CHATGPT_ASSISTANT_MESSAGE, { what: "model_slug", optional: true, timeoutMs: MODEL_SLUG_TIMEOUT_MS })
+    .catch(() => null);
+  if (message === null) return null;
   const html = await nav.snapshotHtml(CHATGPT_ASSISTANT_MESSAGE).catch(() => null);
   if (html === null) return null;
   const element = queryOne(parseHtml(html), "[data-message-model-slug]");

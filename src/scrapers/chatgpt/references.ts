@@ -1,10 +1,12 @@
 /**
  * Turns the answer's raw text (`parts[0]` with private-use markers) into the markdown the API returns (chatgpt.md §4):
- * markers resolved through `content_references`, URLs normalised as DESIGN.md decides, and the hyperlinks listed.
+ * markers resolved through `content_references`, URLs normalised as DESIGN.md decides (urls.ts: one rule for the markdown
+ * and the links), and the hyperlinks listed.
  */
 import MarkdownIt from "markdown-it";
 import type { Token } from "markdown-it";
 import { isRecord } from "../../util/json-record";
+import { normaliseMarkdownUrls, normaliseUrl } from "./urls";
 
 /** A whole marker: `\ue200` type `\ue202` arguments… `\ue201`. */
 const MARKER = /\ue200[^\ue200\ue201]*\ue201/g;
@@ -49,7 +51,7 @@ export function resolveAnswerMarkdown(text: string, references: readonly unknown
     return queue.length > 1 ? (queue.shift() ?? "") : (queue[0] ?? "");
   });
   markdown = markdown.replace(UNCLOSED_MARKER_AT_END, "").replace(MARKER_CHARACTERS, "");
-  return normaliseLinkDestinations(markdown)
+  return normaliseMarkdownUrls(markdown)
     .replace(/^(?:[ \t]*\n)+/, "")
     .trimEnd();
 }
@@ -65,78 +67,7 @@ function nonEmptyString(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// URLs
-
 const markdownIt = new MarkdownIt("default", { html: false, linkify: false, typographer: false });
-
-/** Rewrites the destination of every inline link `[text](destination)` with {@link normaliseUrl}. */
-function normaliseLinkDestinations(markdown: string): string {
-  let output = "";
-  let copied = 0;
-  let search = markdown.indexOf("](");
-  while (search >= 0) {
-    let start = search + 2;
-    while (markdown[start] === " " || markdown[start] === "\t") start += 1;
-    const destination = markdownIt.helpers.parseLinkDestination(markdown, start, markdown.length);
-    if (destination.ok && destination.pos > start) {
-      const raw = markdown.slice(start, destination.pos);
-      const bracketed = raw.startsWith("<") && raw.endsWith(">");
-      const url = bracketed ? raw.slice(1, -1) : raw;
-      const normalised = normaliseUrl(url);
-      if (normalised !== url) {
-        output += markdown.slice(copied, start) + (bracketed ? `<${normalised}>` : normalised);
-        copied = destination.pos;
-      }
-    }
-    search = markdown.indexOf("](", start);
-  }
-  return output + markdown.slice(copied);
-}
-
-/** The provider's own tracking parameter (DESIGN.md: removed from every URL we return). */
-const PROVIDER_TRACKING = "utm_source=chatgpt.com";
-
-/**
- * The three normalisations of DESIGN.md, and nothing else: a Google `/url?q=` redirect is unwrapped, a `#:~:text=`
- * fragment directive is removed, and the `utm_source=chatgpt.com` parameter the site adds is removed.
- */
-export function normaliseUrl(url: string): string {
-  return removeTrackingParameter(removeTextFragment(unwrapRedirect(url)));
-}
-
-function unwrapRedirect(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  if (!/(^|\.)google\.[a-z.]+$/i.test(parsed.hostname) || parsed.pathname !== "/url") return url;
-  const target = parsed.searchParams.get("q") ?? parsed.searchParams.get("url");
-  return target !== null && /^https?:\/\//i.test(target) ? target : url;
-}
-
-function removeTextFragment(url: string): string {
-  const hashAt = url.indexOf("#");
-  if (hashAt < 0) return url;
-  const directiveAt = url.indexOf(":~:", hashAt);
-  if (directiveAt < 0) return url;
-  // `#:~:text=…` goes entirely; `#section:~:text=…` keeps `#section`
-  return directiveAt === hashAt + 1 ? url.slice(0, hashAt) : url.slice(0, directiveAt);
-}
-
-function removeTrackingParameter(url: string): string {
-  const hashAt = url.indexOf("#");
-  const [head, fragment] = hashAt < 0 ? [url, ""] : [url.slice(0, hashAt), url.slice(hashAt)];
-  const queryAt = head.indexOf("?");
-  if (queryAt < 0) return url;
-  const kept = head
-    .slice(queryAt + 1)
-    .split("&")
-    .filter((pair) => pair.toLowerCase() !== PROVIDER_TRACKING);
-  return `${head.slice(0, queryAt)}${kept.length > 0 && kept.join("") !== "" ? `?${kept.join("&")}` : ""}${fragment}`;
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Links
@@ -165,7 +96,8 @@ function collectLinks(tokens: readonly Token[], links: AnswerLink[]): void {
     }
     if (token.type === "link_close") {
       const link = open.pop();
-      if (link !== undefined && link.url !== "") links.push({ text: link.text.trim(), url: link.url });
+      // the markdown's URLs are normalised already; markdown-it decodes escapes and references, so the same rule again
+      if (link !== undefined && link.url !== "") links.push({ text: link.text.trim(), url: normaliseUrl(link.url) });
       continue;
     }
     const current = open.at(-1);
