@@ -34,6 +34,9 @@ export const ERROR_CODE_STATUSES = {
   internal_error: 500,
   capture_mismatch: 500,
   upstream_error: 502,
+  provider_challenge: 502,
+  provider_login_required: 502,
+  provider_rate_limited: 502,
   provider_changed: 502,
   pool_warming_up: 503,
   at_capacity: 503,
@@ -219,12 +222,30 @@ export class UnexpectedResultError extends ServiceError {
 }
 
 /**
+ * What kind of upstream failure it was, set where it is thrown (never read from the detail's words): an anti-bot
+ * challenge, a login wall, the provider's own rate limit, or any other provider or browser failure. Each has its own
+ * public code, so a client (and the provider contract) can tell them apart.
+ */
+export type UpstreamReason = "challenge" | "login_wall" | "rate_limited" | "provider_error";
+
+const UPSTREAM_CODES = {
+  challenge: "provider_challenge",
+  login_wall: "provider_login_required",
+  rate_limited: "provider_rate_limited",
+  provider_error: "upstream_error",
+} as const satisfies Record<UpstreamReason, ErrorCode>;
+
+/**
  * 502: the upstream provider or the browser failed (provider error, anti-bot challenge, login wall, browser crash).
- * `retryable` is false only for failures a retry cannot fix (a login wall, a region block).
+ * `retryable` is false only for failures a retry cannot fix (a login wall, a region block). `reason` picks the code.
  */
 export class UpstreamError extends ServiceError {
-  constructor(detail: string, options: { retryable?: boolean; cause?: unknown; code?: "upstream_error" | "provider_changed" } = {}) {
-    super(502, detail, { code: options.code ?? "upstream_error", retryable: options.retryable ?? true, cause: options.cause });
+  readonly reason: UpstreamReason;
+
+  constructor(detail: string, options: { retryable?: boolean; cause?: unknown; reason?: UpstreamReason; code?: "provider_changed" } = {}) {
+    const reason = options.reason ?? "provider_error";
+    super(502, detail, { code: options.code ?? UPSTREAM_CODES[reason], retryable: options.retryable ?? true, cause: options.cause });
+    this.reason = reason;
   }
 }
 

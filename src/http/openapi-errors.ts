@@ -20,7 +20,9 @@ export const SCRAPE_ERROR_RESPONSES = {
     "The scraper returned an empty or unexpected result (`unexpected_result`), or an internal error (`internal_error`); safe to retry",
   ),
   502: errorResponse(
-    "Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry",
+    "Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge " +
+      "(`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the " +
+      "session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)",
   ),
   503: errorResponse(
     "The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job " +

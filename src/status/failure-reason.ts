@@ -44,6 +44,8 @@ export function classifyFailure(error: unknown): ClassifiedFailure | null {
   if (error instanceof ScraperDriftError) return { reason: "drift", driftCode: error.driftCode };
   if (error instanceof ScrapeTimeoutError) return { reason: "timeout", driftCode: null };
   if (error instanceof UpstreamError) {
+    if (error.reason === "challenge") return { reason: "challenge", driftCode: null };
+    if (error.reason === "login_wall") return { reason: "login_wall", driftCode: null };
     if (CHALLENGE_DETAIL.test(error.detail)) return { reason: "challenge", driftCode: null };
     if (LOGIN_WALL_DETAIL.test(error.detail)) return { reason: "login_wall", driftCode: null };
   }

@@ -56,18 +56,30 @@ async function operatorView(provider: string): Promise<ProviderHealth | undefine
   return providers.find((entry) => entry.provider === provider);
 }
 
-type Expectation = { statuses: readonly number[] };
+/** The status and code a fault must produce; several pairs where the sheet allows either reading. */
+type Expectation = { outcomes: ReadonlyArray<readonly [status: number, code: string]> };
 
-/** DESIGN.md §4: upstream failures are 502, an empty answer 500, a provider slower than `timeout` 408. */
+/**
+ * DESIGN.md §4: upstream failures are 502, an empty answer 500, a provider slower than `timeout` 408; each fault has
+ * its own code (docs/errors.md), so a client can tell a challenge from a login wall from the provider's rate limit.
+ */
 const FAULTS: ReadonlyArray<[fault: string, expectation: Expectation]> = [
-  ["challenge", { statuses: [502] }],
-  ["login_wall", { statuses: [502] }],
-  ["rate_limited", { statuses: [502] }],
-  ["http_error", { statuses: [502] }],
+  ["challenge", { outcomes: [[502, "provider_challenge"]] }],
+  ["login_wall", { outcomes: [[502, "provider_login_required"]] }],
+  ["rate_limited", { outcomes: [[502, "provider_rate_limited"]] }],
+  ["http_error", { outcomes: [[502, "upstream_error"]] }],
   // a stream that cannot be read is an upstream failure, or an unexpected result when what was read is unusable
-  ["malformed_stream", { statuses: [500, 502] }],
-  ["disconnect", { statuses: [502] }],
-  ["empty_answer", { statuses: [500] }],
+  [
+    "malformed_stream",
+    {
+      outcomes: [
+        [500, "unexpected_result"],
+        [502, "upstream_error"],
+      ],
+    },
+  ],
+  ["disconnect", { outcomes: [[502, "upstream_error"]] }],
+  ["empty_answer", { outcomes: [[500, "unexpected_result"]] }],
 ];
 
 interface JobView {
@@ -105,13 +117,16 @@ export function describeProviderContract(options: ProviderContractOptions): void
     });
 
     for (const [fault, expectation] of FAULTS) {
-      it(`${fault} → ${expectation.statuses.join(" or ")}, credits restored, nothing cached`, async () => {
+      it(`${fault} → ${expectation.outcomes.map(([status, code]) => `${status} ${code}`).join(" or ")}, credits restored, nothing cached`, async () => {
         const own = await createTestAccount(30);
         const prompt = `${options.prompt} (${fault} ${crypto.randomUUID().slice(0, 8)})`;
         await replicaControl("faults", { provider, fault, count: 1 });
         const failed = await request(prompt, own.apiKey);
-        const body = (await failed.json()) as { detail?: string };
-        expect(expectation.statuses, `${fault}: ${JSON.stringify(body)}`).toContain(failed.status);
+        const body = (await failed.json()) as { detail?: string; code?: string };
+        expect(
+          expectation.outcomes.map(([status, code]) => `${status} ${code}`),
+          `${fault}: ${JSON.stringify(body)}`,
+        ).toContain(`${failed.status} ${body.code}`);
         expect(typeof body.detail).toBe("string");
         expect(body.detail).not.toMatch(/\bat \S+ \(|[{}]|Error:/);
         expect(body.detail).not.toContain(own.apiKey);
@@ -130,6 +145,7 @@ export function describeProviderContract(options: ProviderContractOptions): void
       const startedAt = Date.now();
       const response = await request(`${options.prompt} (hang)`, own.apiKey, { timeout: "10", bypass_cache: "true" });
       expect(response.status).toBe(408);
+      expect(((await response.json()) as { code?: string }).code).toBe("timeout");
       expect(Date.now() - startedAt).toBeLessThan(25_000);
       expect(await balanceOf(own.accountId)).toBe(3);
     });
@@ -139,6 +155,7 @@ export function describeProviderContract(options: ProviderContractOptions): void
       await replicaControl("faults", { provider, fault: "slow", count: 1, delay_ms: 15_000, chunk_ms: 1_000 });
       const response = await request(`${options.prompt} (slow)`, own.apiKey, { timeout: "10", bypass_cache: "true" });
       expect(response.status).toBe(408);
+      expect(((await response.json()) as { code?: string }).code).toBe("timeout");
       expect(await balanceOf(own.accountId)).toBe(3);
     });
 
@@ -172,8 +189,9 @@ export function describeProviderContract(options: ProviderContractOptions): void
       const before = (await operatorView(provider))?.drift_last_hour ?? 0;
       await serveChangedPages(provider, 1);
       const failed = await request(prompt, own.apiKey);
-      const body = (await failed.json()) as { detail?: string };
+      const body = (await failed.json()) as { detail?: string; code?: string };
       expect(failed.status, JSON.stringify(body)).toBe(502);
+      expect(body.code).toBe("provider_changed");
       expect(body.detail).toMatch(/layout may have changed/);
       expect(body.detail).not.toMatch(/composer|anchor|\bat \S+ \(|[{}]|Error:/);
       expect(body.detail).not.toContain(own.apiKey);

@@ -93,6 +93,9 @@ export type Error = {
     | "internal_error"
     | "capture_mismatch"
     | "upstream_error"
+    | "provider_challenge"
+    | "provider_login_required"
+    | "provider_rate_limited"
     | "provider_changed"
     | "pool_warming_up"
     | "at_capacity"
@@ -1283,7 +1286,7 @@ export type ScrapeChatgptErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1371,7 +1374,7 @@ export type SubmitChatgptJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1453,7 +1456,7 @@ export type ScrapePerplexityErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1541,7 +1544,7 @@ export type SubmitPerplexityJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1623,7 +1626,7 @@ export type ScrapeGrokErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1711,7 +1714,7 @@ export type SubmitGrokJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1793,7 +1796,7 @@ export type ScrapeCopilotErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1881,7 +1884,7 @@ export type SubmitCopilotJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -1959,7 +1962,7 @@ export type ScrapeGeminiErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -2043,7 +2046,7 @@ export type SubmitGeminiJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -2121,7 +2124,7 @@ export type ScrapeGoogleAiModeErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -2205,7 +2208,7 @@ export type SubmitGoogleAiModeJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -2283,7 +2286,7 @@ export type ScrapeAmazonRufusErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -2367,7 +2370,7 @@ export type SubmitAmazonRufusJobErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -2512,7 +2515,7 @@ export type SubmitBatchErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
@@ -3363,7 +3366,7 @@ export type CreateAdminCaptureErrors = {
    */
   500: Error;
   /**
-   * Execution failed on the upstream provider or the browser (`upstream_error`), or the provider's page changed (`provider_changed`); safe to retry
+   * Execution failed on the upstream provider or the browser (`upstream_error`); the provider showed an anti-bot challenge (`provider_challenge`), asked for a sign-in (`provider_login_required`, a retry will not pass) or rate-limited the session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)
    */
   502: Error;
   /**
