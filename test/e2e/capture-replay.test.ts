@@ -99,7 +99,7 @@ describe("POST /admin/captures when the scrape fails", () => {
     await replicaControl("faults", { provider: "grok", fault: "login_wall", count: 1 });
     const { status, body } = await capture("grok", { prompt: "What is new with Starship?" });
     expect(status).toBe(502);
-    expect(body).toEqual({ detail: expect.stringMatching(/sign in|login/i), code: "upstream_error" });
+    expect(body).toEqual({ detail: expect.stringMatching(/sign in|login/i), code: "provider_login_required" });
   });
 });
 
