@@ -31,9 +31,11 @@ import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
 import { renderCaptchaPage, renderDogsPage, renderNotFoundPage, renderSignInPage } from "./error-pages";
 import { RufusSessions } from "./sign-in";
 import { type Marketplace, marketplaceOf } from "./marketplaces";
-import { isRufusLayout, renderRufusPage } from "./page";
+import { isRufusLayout, type RufusPageOptions, renderRufusPage } from "./page";
 import { allCards, pickRufusScenario, RUFUS_SCENARIOS } from "./scenarios";
-import { type RufusStreamFault, renderRufusBody } from "./stream";
+import { buildRufusBlocks, blocksToText, type RufusStreamFault, renderRufusBody } from "./stream";
+import { genericVariationTag } from "../shared/page-variation";
+import { blockId, drawRufusVariation, RUFUS_VARIATION_PROFILE, type RufusWireVariation, varyScenario } from "./variation";
 
 export const RUFUS_PROVIDER_ID = "amazon_rufus";
 export const RUFUS_STREAMING_PATH = "/rufus/cl/streaming";
@@ -81,6 +83,26 @@ class CsrfTokens {
   }
 }
 
+/**
+ * The wire variation of each fuzzed page, by the anti-csrftoken-a2z the page embeds: the page's answer request carries
+ * it, so the stream follows the draw of the page that asked. Bounded like the tokens.
+ */
+class WireVariations {
+  private readonly byToken = new Map<string, RufusWireVariation>();
+
+  set(token: string, wire: RufusWireVariation): void {
+    this.byToken.set(token, wire);
+    if (this.byToken.size > 1_000) {
+      const oldest = this.byToken.keys().next().value;
+      if (oldest !== undefined) this.byToken.delete(oldest);
+    }
+  }
+
+  get(token: string | undefined): RufusWireVariation | null {
+    return token === undefined ? null : (this.byToken.get(token) ?? null);
+  }
+}
+
 function headersOf(request: Request): Record<string, string> {
   const headers: Record<string, string> = {};
   request.headers.forEach((value, name) => {
@@ -122,6 +144,7 @@ const SignInControlSchema = z.strictObject({
 export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
   const tokens = new CsrfTokens();
+  const wires = new WireVariations();
   const sessions = new RufusSessions();
 
   // Sign-in control (before the marketplace routes, which would take "__control" for a domain).
@@ -165,16 +188,26 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
     const walled = signInWall(c, root, marketplace.domain, url.pathname.slice(root.length - 1));
     if (walled !== null) return walled;
     const layout = controller.layoutOf(RUFUS_PROVIDER_ID);
+    const csrfToken = tokens.issue();
+    // page fuzzing: one draw per store page served (null when fuzzing is off)
+    const draw = controller.drawVariation(RUFUS_PROVIDER_ID);
+    let variation: RufusPageOptions["variation"];
+    if (draw !== null) {
+      const rufus = drawRufusVariation(draw);
+      wires.set(csrfToken, rufus.wire);
+      variation = { page: rufus.page, genericTag: genericVariationTag(draw, RUFUS_VARIATION_PROFILE) };
+    }
     return html(
       c,
       renderRufusPage({
         marketplace,
         layout: isRufusLayout(layout) ? layout : "classic",
         root,
-        csrfToken: tokens.issue(),
+        csrfToken,
         product,
         // layout drift: a sheet-legal store page whose Rufus panel has lost its question box
         changed: controller.takeChangedPage(RUFUS_PROVIDER_ID),
+        ...(variation === undefined ? {} : { variation }),
       }),
     );
   };
@@ -289,7 +322,11 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
           return c.body(null, 401);
         default:
           // `slow` is a normal answer with the slow pacing already in `plan.pacing`.
-          return streamAnswer(c, request.query, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs);
+          return streamAnswer(c, request.query, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs, {
+            wire: wires.get(c.req.header(CSRF_HEADER)),
+            domain: marketplace.domain,
+            signal,
+          });
       }
     }),
   );
@@ -298,12 +335,24 @@ export function createRufusApp(controller: FaultController): Hono<ReplicaEnv> {
   return app;
 }
 
-function streamAnswer(c: Context<ReplicaEnv>, query: string, fault: RufusStreamFault | null, chunkMs: number): Response {
-  const body = renderRufusBody(pickRufusScenario(query), query, fault);
-  const stream = pacedBody(splitIntoChunks(body.bytes), {
-    chunkMs,
-    ending: body.ending === "eof" ? { kind: "close" } : { kind: "destroy", destroy: () => destroyConnection(c) },
-  });
+function streamAnswer(
+  c: Context<ReplicaEnv>,
+  query: string,
+  fault: RufusStreamFault | null,
+  chunkMs: number,
+  fuzz: { wire: RufusWireVariation | null; domain: string; signal: AbortSignal },
+): Response {
+  const { wire } = fuzz;
+  const stream =
+    wire !== null && fault === null
+      ? fuzzedStream(varyScenario(pickRufusScenario(query), wire, fuzz.domain), query, wire, chunkMs, fuzz.signal)
+      : (() => {
+          const body = renderRufusBody(pickRufusScenario(query), query, fault);
+          return pacedBody(splitIntoChunks(body.bytes), {
+            chunkMs,
+            ending: body.ending === "eof" ? { kind: "close" } : { kind: "destroy", destroy: () => destroyConnection(c) },
+          });
+        })();
   return new Response(stream, {
     status: 200,
     headers: {
@@ -311,6 +360,41 @@ function streamAnswer(c: Context<ReplicaEnv>, query: string, fault: RufusStreamF
       // Declared up front so the Node adapter streams at once instead of probing the body for a length.
       "transfer-encoding": "chunked",
       "cache-control": "no-store",
+    },
+  });
+}
+
+/**
+ * The answer of a fuzzed page: the varied scenario's blocks with the drawn id format, and (late_lists) a pause before
+ * the first pills block, so the follow-up questions arrive seconds after the prose and cards.
+ */
+function fuzzedStream(
+  scenario: ReturnType<typeof varyScenario>,
+  query: string,
+  wire: RufusWireVariation,
+  chunkMs: number,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const blocks = buildRufusBlocks(scenario, query, (n) => blockId(wire.idStyle, n));
+  const pillsAt = wire.pillsPauseMs > 0 ? blocks.findIndex((block) => block.kind === "pills") : -1;
+  const encoder = new TextEncoder();
+  const parts = pillsAt > 0 ? [blocks.slice(0, pillsAt), blocks.slice(pillsAt)] : [blocks];
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        for (const [index, part] of parts.entries()) {
+          if (index > 0) await sleep(wire.pillsPauseMs, signal);
+          const reader = pacedBody(splitIntoChunks(encoder.encode(blocksToText(part))), { chunkMs, ending: { kind: "close" } }).getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            controller.enqueue(value);
+          }
+        }
+        controller.close();
+      } catch (error) {
+        controller.error(error);
+      }
     },
   });
 }

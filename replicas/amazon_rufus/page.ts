@@ -15,9 +15,13 @@
 import { readFileSync } from "node:fs";
 import type { Marketplace } from "./marketplaces";
 import { escapeHtml } from "./stream";
+import { NO_RUFUS_VARIATION, type RufusPageVariation } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/rufus-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("rufus-page.js must not contain a closing script tag");
+/** Rufus's own fuzzing (late lists, request alternatives), inlined only into fuzzed pages. */
+const VARIATION_SCRIPT = readFileSync(new URL("./client/rufus-variation.js", import.meta.url), "utf8");
+if (VARIATION_SCRIPT.includes("</script")) throw new Error("rufus-variation.js must not contain a closing script tag");
 
 export const RUFUS_LAYOUTS = ["classic", "alexa", "wrapped"] as const;
 export type RufusLayout = (typeof RUFUS_LAYOUTS)[number];
@@ -87,17 +91,31 @@ export interface RufusPageOptions {
   product: { asin: string; title: string } | null;
   /** Layout drift (POST /__control/changed-page): the panel opens, but its question box is gone. */
   changed?: boolean;
+  /**
+   * Page fuzzing (variation.ts): Rufus's own choices for this page and the generic variation's script tag, put after
+   * the page's own script. Absent = the page exactly as the layout serves it.
+   */
+  variation?: { page: RufusPageVariation; genericTag: string };
 }
 
-function rufusNavButton(layout: RufusLayout): string {
+/**
+ * The Rufus nav button of a layout. `anchors` (page fuzzing) keeps only one of the sheet's two anchors
+ * ("#nav-rufus-disco / .nav-rufus-disco"); "layout" keeps the layout's own.
+ */
+function rufusNavButton(layout: RufusLayout, anchors: RufusPageVariation["navAnchors"] = "layout"): string {
+  const own = { classic: { id: true, cls: true }, alexa: { id: false, cls: true }, wrapped: { id: true, cls: false } }[layout];
+  const id = anchors === "layout" ? own.id : anchors === "id_only";
+  const cls = anchors === "layout" ? own.cls : anchors === "class_only";
+  const idAttr = id ? ' id="nav-rufus-disco"' : "";
+  const classes = (base: string): string => (cls ? `${base} nav-rufus-disco` : base);
   switch (layout) {
     case "classic":
-      return `<a href="javascript:void(0)" id="nav-rufus-disco" class="nav-a nav-rufus-disco" role="button" aria-expanded="false">Rufus</a>`;
+      return `<a href="javascript:void(0)"${idAttr} class="${classes("nav-a")}" role="button" aria-expanded="false">Rufus</a>`;
     case "alexa":
       return `<a href="javascript:void(0)" id="nav-alexa" class="nav-a" role="button" aria-expanded="false">Alexa for Shopping</a>
-      <button type="button" class="nav-a nav-rufus-disco" aria-expanded="false"><span class="nav-line-1">rufus</span></button>`;
+      <button type="button"${idAttr} class="${classes("nav-a")}" aria-expanded="false"><span class="nav-line-1">rufus</span></button>`;
     case "wrapped":
-      return `<div id="nav-rufus-disco" class="nav-div" role="button" tabindex="0" aria-label="Rufus" aria-expanded="false"><span class="nav-icon">✦</span></div>`;
+      return `<div${idAttr} class="${classes("nav-div")}" role="button" tabindex="0" aria-label="Rufus" aria-expanded="false"><span class="nav-icon">✦</span></div>`;
   }
 }
 
@@ -105,7 +123,7 @@ function feedbackBox(index: number): string {
   return `<div class="rufus-feedback-form" hidden><textarea id="rufus-text-area-inner-${index}" placeholder="Add your feedback…" aria-label="Add your feedback…"></textarea></div>`;
 }
 
-function rufusPanel(layout: RufusLayout, changed: boolean): string {
+function rufusPanel(layout: RufusLayout, changed: boolean, variation: RufusPageVariation): string {
   const greeting = `<div class="rufus-papyrus-turn">
             <div class="${layout === "wrapped" ? "_rf9k2_text" : "rufus-markdown"}">Hi, I'm Rufus, your shopping assistant. My answers are powered by AI, so I may not always get things right.</div>
             <div class="rufus-pills">${STARTER_PILLS.map((label) => `<button class="rufus-pill">${escapeHtml(label)}</button>`).join("")}</div>
@@ -114,7 +132,7 @@ function rufusPanel(layout: RufusLayout, changed: boolean): string {
     ? ""
     : `<div class="rufus-input-area">
           <textarea id="rufus-text-area" placeholder="Ask Rufus a question" aria-label="Ask Rufus a question" rows="1" maxlength="4000"></textarea>
-          <button type="button" class="rufus-send" aria-label="Submit">➤</button>
+          <button type="button" class="rufus-send" aria-label="${escapeHtml(variation.sendLabel)}">➤</button>
         </div>`;
   const main = `<div id="rufus-container">
       <div id="rufus-container-main-view">
@@ -127,19 +145,20 @@ function rufusPanel(layout: RufusLayout, changed: boolean): string {
         ${layout === "wrapped" ? `${feedbackBox(1)}\n        ${input}` : `${input}\n        ${feedbackBox(1)}`}
       </div>
     </div>`;
+  const panelId = (own: string): string => variation.panelId ?? own;
   switch (layout) {
     case "classic":
-      return `<div id="nav-flyout-rufus" class="rufus-flyout" role="complementary" aria-label="Rufus" hidden>
+      return `<div id="${panelId("nav-flyout-rufus")}" class="rufus-flyout" role="complementary" aria-label="Rufus" hidden>
     ${main}
   </div>`;
     case "alexa":
-      return `<div id="nav-rufus-content" class="rufus-flyout" role="complementary" aria-label="Rufus" hidden>
+      return `<div id="${panelId("nav-rufus-content")}" class="rufus-flyout" role="complementary" aria-label="Rufus" hidden>
     ${main}
   </div>
   <div id="alexa-shopping-container" hidden><p>Alexa for Shopping is not available for your account yet.</p></div>`;
     case "wrapped":
       return `<div class="_rf9k2_shell">
-    <div id="nav-flyout-rufus" class="rufus-flyout" role="complementary" aria-label="Rufus" hidden>
+    <div id="${panelId("nav-flyout-rufus")}" class="rufus-flyout" role="complementary" aria-label="Rufus" hidden>
     ${main}
     </div>
   </div>`;
@@ -160,6 +179,7 @@ function productSection(product: { asin: string; title: string }): string {
 
 export function renderRufusPage(options: RufusPageOptions): string {
   const { marketplace, layout, root } = options;
+  const variation = options.variation?.page ?? NO_RUFUS_VARIATION.page;
   const bootstrap = {
     domain: marketplace.domain,
     root,
@@ -168,6 +188,11 @@ export function renderRufusPage(options: RufusPageOptions): string {
     csrfToken: options.csrfToken,
     asin: options.product?.asin ?? null,
   };
+  // only on a fuzzed page, so that a page without fuzzing stays byte-identical: Rufus's own script, then the generic one
+  const fuzzing =
+    options.variation === undefined
+      ? ""
+      : `<script>(${VARIATION_SCRIPT.trim()})(${JSON.stringify({ lateLists: variation.lateLists, omitEmptyMetadata: variation.omitEmptyMetadata }).replace(/</g, "\\u003c")});</script>${options.variation.genericTag}`;
   const title =
     options.product === null
       ? `Amazon.${marketplace.domain.replace(/^amazon\./, "")}. Spend less. Smile more.`
@@ -196,16 +221,16 @@ export function renderRufusPage(options: RufusPageOptions): string {
   </div>
   <div id="nav-main">
     <a class="nav-a" href="${escapeHtml(root)}deals">Today's Deals</a>
-    ${rufusNavButton(layout)}
+    ${rufusNavButton(layout, variation.navAnchors)}
     <a class="nav-a" href="${escapeHtml(root)}customer-service">Customer Service</a>
   </div>
 </header>
 <main>
   ${body}
 </main>
-${rufusPanel(layout, options.changed === true)}
+${rufusPanel(layout, options.changed === true, variation)}
 <script>window.rufusBootstrap = ${JSON.stringify(bootstrap).replace(/</g, "\\u003c")};</script>
-<script>${CLIENT_SCRIPT}</script>
+<script>${CLIENT_SCRIPT}</script>${fuzzing}
 </body>
 </html>`;
 }

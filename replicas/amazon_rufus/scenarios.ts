@@ -66,6 +66,16 @@ export interface RufusScenario {
   trigger: string | null;
   description: string;
   steps: readonly RufusStep[];
+  /**
+   * The answer's plain text (`result`), written by hand, when the prose carries markdown (bold, tables, links);
+   * absent = the prose is plain text already. Test oracles read it; the replica never does.
+   */
+  plainText?: string;
+  /**
+   * The prose as `result_markdown` must carry it when it differs from the streamed text (product links written on the
+   * real marketplace: `{domain}` stands for it). Absent = the streamed prose as it is.
+   */
+  expectedMarkdown?: string;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -410,6 +420,8 @@ const htmlEntities: RufusScenario = {
 };
 
 const table: RufusScenario = {
+  plainText:
+    "Here is how the two kettles compare:\n\nKettle\tCapacity\tPrice\nAlpha\t1.0 L\t$24.99\nBeta\t1.7 L\t$39.99\n\nBeta boils fastest.",
   id: "table",
   trigger: "compare-table",
   description: "prose with a markdown table",
@@ -495,8 +507,30 @@ const noPills: RufusScenario = {
 
 const LONG_TOPICS = ["cotton", "linen", "bamboo", "microfiber", "flannel", "percale", "sateen", "jersey"] as const;
 
-/** More than 30 kB of prose with headings, lists and tables, built from fixed text. */
-function longProse(): string {
+/**
+ * More than 30 kB of prose with headings, lists and tables, built from fixed text; `plain` is the same text written
+ * as plain text by the rules of the API (headings as their text, bold markers dropped, list markers "- " kept, table
+ * rows as tab-separated cells without the separator row, blocks separated by one blank line).
+ */
+function longProse(): { markdown: string; plain: string } {
+  const plain: string[] = ["Choosing bed sheets"];
+  for (let index = 0; index < 80; index += 1) {
+    const topic = LONG_TOPICS[index % LONG_TOPICS.length] ?? "cotton";
+    const n = index + 1;
+    plain.push(`${n}. ${topic.charAt(0).toUpperCase()}${topic.slice(1)} sheets`);
+    plain.push(
+      `Sheets made of ${topic} feel different from the others: part ${n} explains breathability, durability and care. ` +
+        `Thread count matters less than the fibre and the weave, and ${topic} is judged by how it feels after many washes. ` +
+        `This paragraph is long on purpose so the whole answer is larger than thirty kilobytes (section ${n} of 80).`,
+    );
+    plain.push(`- Feel: ${topic} ${n % 2 === 0 ? "stays cool" : "warms quickly"}\n- Care: wash at ${30 + (n % 3) * 10} °C`);
+    if (n % 12 === 0) plain.push(`Fibre\tWarmth\tPrice\n${topic}\t${n % 5}\t$${n}.00`);
+  }
+  plain.push("Pick the fibre first, then the size.");
+  return { markdown: longMarkdown(), plain: plain.join("\n\n") };
+}
+
+function longMarkdown(): string {
   const sections: string[] = ["# Choosing bed sheets", ""];
   for (let index = 0; index < 80; index += 1) {
     const topic = LONG_TOPICS[index % LONG_TOPICS.length] ?? "cotton";
@@ -519,12 +553,15 @@ function longProse(): string {
   return sections.join("\n");
 }
 
+const LONG_PROSE = longProse();
+
 const longAnswer: RufusScenario = {
+  plainText: LONG_PROSE.plain,
   id: "long-answer",
   trigger: "long-answer",
   description: "more than 30 kB of prose in six growing snapshots, then one card",
   steps: [
-    ...proseSnapshots("markdown_processor_0", longProse(), 6),
+    ...proseSnapshots("markdown_processor_0", LONG_PROSE.markdown, 6),
     ...cardsAndFooters({
       groupId: "asin_cards_0",
       footerIds: "index",
@@ -617,6 +654,7 @@ const ratingText: RufusScenario = {
 };
 
 const twoProseGroups: RufusScenario = {
+  plainText: "For a home office, start with a good chair.\n\nThen add a monitor arm to free desk space.",
   id: "two-prose-groups",
   trigger: "two-prose-groups",
   description: "prose before and after the cards, in two markdown_processor groups joined by a blank line",
@@ -632,6 +670,7 @@ const twoProseGroups: RufusScenario = {
 };
 
 const nestedProse: RufusScenario = {
+  plainText: "Look for low noise models.\n\nA HEPA filter catches pollen.",
   id: "nested-prose",
   trigger: "nested-prose",
   description: "prose as a box of paragraphs with nested text nodes (children joined; paragraphs separated by a blank line)",
@@ -658,6 +697,25 @@ const nestedProse: RufusScenario = {
   ],
 };
 
+const productLinks: RufusScenario = {
+  id: "product-links",
+  trigger: "product-links",
+  description:
+    "prose whose markdown links open product pages (a relative /dp/ path with a ref, an absolute URL with a slug): every field carries the same product URL, https://www.<marketplace>/dp/<ASIN>",
+  steps: [
+    ...proseSnapshots(
+      "markdown_processor_0",
+      "The [Example Lamp](/dp/B0EXAMPLE1/ref=rufus_txt_1?th=1) is bright; the [clip-on lamp](https://www.amazon.com/Clip-Desk-Lamp-Adjustable/dp/B0DESKLMP2?psc=1) saves space.",
+      2,
+    ),
+    ...cardsAndFooters({ groupId: "asin_cards_0", cards: [LAMP, DESK_LAMP], footerIds: "index" }),
+    { kind: "pills", labels: ["Is it dimmable?"] },
+  ],
+  expectedMarkdown:
+    "The [Example Lamp](https://www.{domain}/dp/B0EXAMPLE1) is bright; the [clip-on lamp](https://www.{domain}/dp/B0DESKLMP2) saves space.",
+  plainText: "The Example Lamp is bright; the clip-on lamp saves space.",
+};
+
 /** Every scenario with a trigger, in matching order. */
 export const RUFUS_SCENARIOS: readonly RufusScenario[] = [
   textOnly,
@@ -681,6 +739,7 @@ export const RUFUS_SCENARIOS: readonly RufusScenario[] = [
   ratingText,
   twoProseGroups,
   nestedProse,
+  productLinks,
 ];
 
 /** The answer to a prompt that matches no trigger: quotes the prompt, shows the sheet's two example cards. */

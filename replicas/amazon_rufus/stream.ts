@@ -110,13 +110,20 @@ function blocksOfStep(step: RufusStep): Array<Omit<RufusBlock, "id"> & { id?: st
   }
 }
 
-/** Every block of a normal answer, in order; ids are `CHUNK-1`, `CHUNK-2`, … unless a raw step names its own. */
-export function buildRufusBlocks(scenario: RufusScenario, prompt: string): RufusBlock[] {
+/**
+ * Every block of a normal answer, in order; ids are `CHUNK-1`, `CHUNK-2`, … (or `blockId(n)` of a fuzzed page) unless
+ * a raw step names its own.
+ */
+export function buildRufusBlocks(
+  scenario: RufusScenario,
+  prompt: string,
+  blockId: (n: number) => string = (n) => `CHUNK-${n}`,
+): RufusBlock[] {
   const unnumbered = [
     { kind: "echo" as const, event: "affordance", data: affordance([questionEchoHtml(prompt)]) },
     ...scenario.steps.flatMap(blocksOfStep),
   ];
-  return unnumbered.map((block, index) => ({ ...block, id: "id" in block && block.id !== undefined ? block.id : `CHUNK-${index + 1}` }));
+  return unnumbered.map((block, index) => ({ ...block, id: "id" in block && block.id !== undefined ? block.id : blockId(index + 1) }));
 }
 
 export function blockText(block: RufusBlock): string {

@@ -1,18 +1,20 @@
 /**
  * GET /scrapers/amazon_rufus end to end: the real Worker, real Chromium through the Browser Rendering binding, the
- * Amazon Rufus replica (one origin per marketplace through the `{domain}` template). Expected fields are derived from
- * the replica's scenario data by the mapping of providers/amazon_rufus.md §4, written here independently of the parser.
+ * Amazon Rufus replica (one origin per marketplace through the `{domain}` template). Expected fields come from the
+ * oracle (test/support/oracles/amazon_rufus.ts): the replica's scenario data under the mapping of
+ * providers/amazon_rufus.md §4, written by hand, independently of the parser and renderer.
  */
 import { env } from "cloudflare:workers";
 import type { z } from "@hono/zod-openapi";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allCards, finalProse, pickRufusScenario, pillLabels, type RufusScenario } from "../../replicas/amazon_rufus/scenarios";
+import { pickRufusScenario } from "../../replicas/amazon_rufus/scenarios";
+import { amazonRufusOracle, expectedRufusAnswer } from "../support/oracles/amazon_rufus";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { RufusAnswerSchema } from "../../src/scrapers/amazon_rufus/declaration";
 import { UpstreamError } from "../../src/errors";
 import { runScrape } from "../../src/scrape/pipeline";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import {
   api,
   balanceOf,
@@ -48,31 +50,9 @@ async function scrape(
   return { status: response.status, body: (await response.json()) as RufusResponse & { detail?: string } };
 }
 
-/** amazon_rufus.md §4 applied to the scenario data. */
-function expectedFields(scenario: RufusScenario, domain: string): z.infer<typeof RufusAnswerSchema> {
-  const prose = finalProse(scenario)
-    .map((group) => group.text.trim())
-    .filter((text) => text !== "")
-    .join("\n\n");
-  const products: RufusResponse["products"] = [];
-  for (const card of allCards(scenario)) {
-    if (products.some((product) => product.asin === card.asin)) continue;
-    products.push({
-      asin: card.asin,
-      title: (card.title ?? card.altText).replace(/\s*\(Packaging May Vary\)$/i, "").trim(),
-      rating: card.rating === null ? "" : (/\d+(?:[.,]\d+)?/.exec(card.rating.valueString)?.[0] ?? ""),
-      reviews: card.rating?.count ?? "",
-      url: `https://www.${domain}/dp/${card.asin}`,
-      footer: card.footer ?? "",
-    });
-  }
-  const markdown = prose !== "" ? prose : products.map((product) => `- ${product.title}`).join("\n");
-  return {
-    result: markdownToPlainText(markdown),
-    result_markdown: markdown,
-    products,
-    related_questions: [...new Set(pillLabels(scenario))],
-  };
+/** The oracle's fields for the scenario a prompt selects, on the marketplace of `domain`. */
+function expectedFields(prompt: string, domain: string): Record<string, unknown> {
+  return expectedRufusAnswer(pickRufusScenario(prompt), domain);
 }
 
 function expectCommonFields(body: RufusResponse, prompt: string, country: string): void {
@@ -101,44 +81,21 @@ async function expectRequestSent(prompt: string, domain: string): Promise<void> 
 }
 
 describe("amazon_rufus scenarios through real Chromium", () => {
-  const cases: Array<[prompt: string, country: string]> = [
-    ["What desk lamp should I buy?", "US"],
-    ["text-only: how should running shoes fit?", "US"],
-    ["one-product desk lamp", "US"],
-    ["many-products water bottles", "US"],
-    ["duplicate-asin headphones", "US"],
-    ["alt-title detergent", "US"],
-    ["no-rating smart plugs", "US"],
-    ["no-footer yoga mats", "US"],
-    ["deals on air fryers", "US"],
-    ["Beste Kaffeemaschine für kleine Küchen", "DE"],
-    ["一人暮らし 炊飯器 おすすめ", "JP"],
-    ["html-entities grinder", "US"],
-    ["compare-table kettles", "US"],
-    ["emoji reading corner ☕", "US"],
-    ["rewrite tents", "US"],
-    ["no-pills toothbrush", "US"],
-    ["long-answer bed sheets", "US"],
-    ["footer-by-asin backpacks", "US"],
-    ["unknown-events bike lights", "US"],
-    ["rating-text grinder", "US"],
-    ["two-prose-groups home office", "US"],
-    ["nested-prose air purifier", "US"],
-    ["Which kettle is best for tea?", "GB"],
-  ];
-  for (const [prompt, country] of cases) {
-    it(`${pickRufusScenario(prompt).id} (${country})`, async () => {
-      const domain = DOMAINS[country] ?? "amazon.com";
+  const DOMAIN_OF: Readonly<Record<string, string>> = { ...DOMAINS, FR: "amazon.fr", IN: "amazon.in" };
+  for (const scenario of amazonRufusOracle.cases()) {
+    const prompt = scenario.params.prompt ?? "";
+    const country = scenario.params.country ?? "US";
+    it(scenario.id, async () => {
+      const domain = DOMAIN_OF[country] ?? "amazon.com";
       const { status, body } = await scrape({ prompt, country, bypass_cache: "true" });
       expect(status, JSON.stringify(body)).toBe(200);
       expectCommonFields(body, prompt, country);
-      const expected = expectedFields(pickRufusScenario(prompt), domain);
       expect({
         result: body.result,
         result_markdown: body.result_markdown,
         products: body.products,
         related_questions: body.related_questions,
-      }).toEqual(expected);
+      }).toEqual(scenario.expected);
       await expectRequestSent(prompt, domain);
     });
   }
@@ -181,7 +138,7 @@ describe("amazon_rufus on every replica layout", () => {
       const { status, body } = await scrape({ prompt, country: "DE", bypass_cache: "true" });
       expect(status, JSON.stringify(body)).toBe(200);
       expectCommonFields(body, prompt, "DE");
-      expect(body).toMatchObject(expectedFields(pickRufusScenario(prompt), "amazon.de"));
+      expect(body).toMatchObject(expectedFields(prompt, "amazon.de"));
       await expectRequestSent(prompt, "amazon.de");
     });
   }
@@ -236,25 +193,26 @@ describe("asynchronous job", () => {
     expect(job.status, JSON.stringify(job)).toBe("done");
     expect(job.result?.job_id).toBe(jobId);
     expect(job.result?.country).toBe("GB");
-    expect(job.result).toMatchObject(expectedFields(pickRufusScenario(prompt), "amazon.co.uk"));
+    expect(job.result).toMatchObject(expectedFields(prompt, "amazon.co.uk"));
   });
 });
 
 describe("each failure signature is recognised as what it is", () => {
-  const cases: Array<[fault: string, status: number, detail: RegExp]> = [
-    ["challenge", 502, /robot check/],
-    ["login_wall", 502, /sign in/],
-    ["rate_limited", 502, /rate limiting/],
-    ["http_error", 502, /stale session token/],
-    ["malformed_stream", 502, /could not be read/],
-    ["disconnect", 502, /ended before the answer was complete/],
-    ["empty_answer", 500, /empty answer/],
+  const cases: Array<[fault: string, status: number, code: string, detail: RegExp]> = [
+    ["challenge", 502, "provider_challenge", /robot check/],
+    ["login_wall", 502, "provider_login_required", /sign in/],
+    ["rate_limited", 502, "provider_rate_limited", /rate limiting/],
+    ["http_error", 502, "upstream_error", /stale session token/],
+    ["malformed_stream", 502, "upstream_error", /could not be read/],
+    ["disconnect", 502, "upstream_error", /ended before the answer was complete/],
+    ["empty_answer", 500, "unexpected_result", /empty answer/],
   ];
-  for (const [fault, status, detail] of cases) {
-    it(`${fault} → ${status} "${detail.source}"`, async () => {
+  for (const [fault, status, code, detail] of cases) {
+    it(`${fault} → ${status} ${code} "${detail.source}"`, async () => {
       await replicaControl("faults", { provider: PROVIDER, fault, count: 1 });
       const response = await scrape({ prompt: `deals ${fault}`, country: "DE", bypass_cache: "true" });
       expect(response.status, JSON.stringify(response.body)).toBe(status);
+      expect((response.body as { code?: string }).code).toBe(code);
       expect(response.body.detail).toMatch(detail);
     });
   }
@@ -285,3 +243,5 @@ describe("a store page without Rufus", () => {
 });
 
 describeProviderContract({ provider: PROVIDER, prompt: "one-product desk lamp", drift: { code: "amazon_rufus.rufus_panel_missing" } });
+
+describeFuzzedPages({ oracle: amazonRufusOracle, seeds: CI_SEEDS });

@@ -6,13 +6,14 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { allCards, finalProse, pickRufusScenario, pillLabels, type RufusScenario } from "../../replicas/amazon_rufus/scenarios";
+import { pickRufusScenario, type RufusScenario } from "../../replicas/amazon_rufus/scenarios";
 import { ServiceError, UnexpectedResultError, UpstreamError } from "../../src/errors";
-import type { RufusAnswer } from "../../src/scrapers/amazon_rufus/declaration";
-import { parseRufusCapture } from "../../src/scrapers/amazon_rufus/parse";
+import { type RufusAnswer, RufusAnswerSchema } from "../../src/scrapers/amazon_rufus/declaration";
+import { cardRating } from "../../src/scrapers/amazon_rufus/node-tree";
+import { parseRufusCapture, productUrl, withProductLinks } from "../../src/scrapers/amazon_rufus/parse";
 import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
+import { expectedRufusAnswer } from "../support/oracles/amazon_rufus";
 
 const fixture = (name: string): Uint8Array => new Uint8Array(readFileSync(new URL(`../fixtures/amazon_rufus/${name}`, import.meta.url)));
 
@@ -69,36 +70,11 @@ function failureOfEverySplit(bytes: Uint8Array, overrides: Partial<StreamCapture
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Expected fields from scenario data (amazon_rufus.md §4, written independently of the parser)
-
-const PACKAGING = /\s*\(Packaging May Vary\)$/i;
+// Expected fields from scenario data: the oracle (test/support/oracles/amazon_rufus.ts), amazon_rufus.md §4 applied by
+// hand, with the hand-written plain text of the scenarios whose prose carries markdown; nothing of src/ renders them.
 
 function expectedFromScenario(scenario: RufusScenario, domain: string): RufusAnswer {
-  const prose = finalProse(scenario)
-    .map((group) => group.text.trim())
-    .filter((text) => text !== "")
-    .join("\n\n");
-  const seen = new Set<string>();
-  const products: RufusAnswer["products"] = [];
-  for (const card of allCards(scenario)) {
-    if (seen.has(card.asin)) continue;
-    seen.add(card.asin);
-    products.push({
-      asin: card.asin,
-      title: (card.title ?? card.altText).replace(PACKAGING, "").trim(),
-      rating: card.rating === null ? "" : (/\d+(?:[.,]\d+)?/.exec(card.rating.valueString)?.[0] ?? ""),
-      reviews: card.rating?.count ?? "",
-      url: `https://www.${domain}/dp/${card.asin}`,
-      footer: card.footer ?? "",
-    });
-  }
-  const markdown = prose !== "" ? prose : products.map((product) => `- ${product.title}`).join("\n");
-  return {
-    result: markdownToPlainText(markdown),
-    result_markdown: markdown,
-    products,
-    related_questions: [...new Set(pillLabels(scenario))],
-  };
+  return RufusAnswerSchema.parse(expectedRufusAnswer(scenario, domain));
 }
 
 /** Replica-recorded fixtures: file, the prompt it was recorded with, the marketplace. */
@@ -125,6 +101,13 @@ const RECORDED: ReadonlyArray<[file: string, prompt: string, domain: string]> = 
   ["rating-text.sse", "rating-text grinder", "amazon.com"],
   ["two-prose-groups.sse", "two-prose-groups home office", "amazon.com"],
   ["nested-prose.sse", "nested-prose air purifier", "amazon.com"],
+  // product links in the prose carry the same URL as products[].url, on the marketplace of the request
+  ["product-links.sse", "product-links desk lamps", "amazon.fr"],
+  // a fuzzed page's wire (replicas/amazon_rufus/variation.ts): opaque ids, ratings in the marketplace's words,
+  // absolute card URLs, cards appended one by one, footers by ASIN, pills split over two affordances, unknown events
+  ["wire-variants-ja.sse", "一人暮らし 炊飯器 おすすめ", "amazon.co.jp"],
+  // padded ids, "4,5 von 5 Sternen", slug-and-ref card URLs, footers by index, pills beside a disclaimer
+  ["wire-variants-de.sse", "Beste Kaffeemaschine für kleine Küchen", "amazon.de"],
 ];
 
 /** Parsing hundreds of splits is CPU-bound; on a shared, loaded machine it can take several times its usual second. */
@@ -342,7 +325,7 @@ describe("failure signatures", { timeout: SPLIT_TEST_TIMEOUT_MS }, () => {
   it("robot check page (200 or 503) → 502 challenge, retryable", () => {
     for (const status of [200, 503]) {
       const error = captureError(captureOf([fixture("robot-check.html")], { status, contentType: "text/html;charset=UTF-8" }));
-      expect([error.status, error.retryable]).toEqual([502, true]);
+      expect([error.status, error.retryable, error.code]).toEqual([502, true, "provider_challenge"]);
       expect(error.detail).toMatch(/robot check/);
       expect(error.detail).not.toMatch(/characters|api-services/);
     }
@@ -350,15 +333,16 @@ describe("failure signatures", { timeout: SPLIT_TEST_TIMEOUT_MS }, () => {
 
   it("sign-in page (a redirect the page followed) → 502 login wall, not retryable", () => {
     const error = captureError(captureOf([fixture("sign-in.html")], { contentType: "text/html" }));
-    expect([error.status, error.retryable]).toEqual([502, false]);
+    expect([error.status, error.retryable, error.code]).toEqual([502, false, "provider_login_required"]);
     expect(error.detail).toMatch(/sign in/);
   });
 
   it("503 dogs page and 429 → 502 rate limited, retryable", () => {
     const dogs = captureError(captureOf([fixture("dogs-503.html")], { status: 503, contentType: "text/html" }));
-    expect([dogs.status, dogs.retryable]).toEqual([502, true]);
+    expect([dogs.status, dogs.retryable, dogs.code]).toEqual([502, true, "provider_rate_limited"]);
     expect(dogs.detail).toMatch(/rate limiting/);
     expect(captureError(captureOf([], { status: 429 })).detail).toBe(dogs.detail);
+    expect(captureError(captureOf([], { status: 429 })).code).toBe("provider_rate_limited");
   });
 
   it("other statuses, an unreachable host and an unknown HTML page → 502, retryable", () => {
@@ -386,3 +370,25 @@ function captureError(capture: StreamCapture): ServiceError {
   }
   throw new Error("parsed without an error");
 }
+
+describe("one URL rule and rating wordings", () => {
+  it("markdown links to product pages carry products[].url's form; other links stay", () => {
+    const prose = [
+      "[A](/dp/B0EXAMPLE1/ref=x?th=1)",
+      '[B](<https://www.amazon.com/Some-Slug/dp/B0DESKLMP2?psc=1> "title")',
+      "[C](https://example.com/page)",
+      "[D](/gp/help)",
+    ].join(" ");
+    expect(withProductLinks(prose, "amazon.de")).toBe(
+      '[A](https://www.amazon.de/dp/B0EXAMPLE1) [B](https://www.amazon.de/dp/B0DESKLMP2 "title") [C](https://example.com/page) [D](/gp/help)',
+    );
+    expect(productUrl("amazon.co.jp", "B0JPRICE01")).toBe("https://www.amazon.co.jp/dp/B0JPRICE01");
+  });
+
+  it("a rating's number in any wording of the scale", () => {
+    const rating = (valueString: string) => cardRating({ type: "box", children: [{ type: "rating", valueString, count: "12" }] }).rating;
+    expect(
+      ["4.5", "4,5", "4.5 out of 5 stars", "4,5 von 5 Sternen", "5つ星のうち4.3", "5.0 out of 5 stars", "5 out of 5 stars"].map(rating),
+    ).toEqual(["4.5", "4,5", "4.5", "4,5", "4.3", "5.0", "5"]);
+  });
+});

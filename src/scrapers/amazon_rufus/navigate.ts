@@ -1,7 +1,9 @@
 /**
- * Drives an Amazon store page like a shopper: open the marketplace home, open the Rufus panel from the nav button,
- * type the query into `#rufus-text-area`, send with Enter (the round send button as fallback), and capture the
- * `/rufus/cl/streaming` exchange the page makes. The prompt is always verified in the request the page sent.
+ * Drives an Amazon store page like a shopper: open the marketplace home, wait (bounded) for the Rufus nav button the
+ * store's script inserts, open the panel (clicking again while the button is not hydrated), wait for Rufus's own
+ * question box (`#rufus-text-area`, else the textbox named by the sheet's placeholder inside the panel; never "the
+ * first textarea"), type the query with checked input, send with Enter (the round send button as fallback), and
+ * capture the `/rufus/cl/streaming` exchange the page makes. The prompt is always verified in the request the page sent.
  * Everything after the capture is the pure parser's job.
  */
 import type { Page } from "@cloudflare/puppeteer";
@@ -9,6 +11,7 @@ import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
 import {
+  type BlockKind,
   type BlockSignatures,
   createNavigator,
   type Navigator,
@@ -21,19 +24,28 @@ import {
   RUFUS_BLOCK_SIGNATURES,
   RUFUS_BUTTON_NAME,
   RUFUS_DOGS_PAGE,
+  RUFUS_INPUT_NAME,
+  RUFUS_SEND_NAMES,
   RUFUS_QUERY_POINTER,
   RUFUS_STREAMING_URL,
 } from "./selectors";
 
 const PROVIDER = "amazon_rufus";
 const STREAMING_RULE = "streaming";
-/** The nav bar is server-rendered on store pages: its button is there soon after the document, or not at all. */
-const NAV_BUTTON_TIMEOUT_MS = 10_000;
-const PANEL_OPEN_TIMEOUT_MS = 3_000;
-const PANEL_OPEN_ATTEMPTS = 3;
+/**
+ * The nav button and the question box are mounted by the store's script, seconds after DOMContentLoaded on a slow
+ * page (and a newer build may insert them later still): their absence is concluded only after this bounded wait.
+ */
+const ENTRY_TIMEOUT_MS = 20_000;
+/** Clicks on a nav button that is not hydrated yet do nothing: it is clicked again until the panel shows, this long. */
+const PANEL_OPEN_TIMEOUT_MS = 15_000;
 /** After Enter: how long before trying the send button instead. */
 const ENTER_SEND_TIMEOUT_MS = 4_000;
+/** The round send button (selector unverified, found by role and name) may hydrate after the box. */
+const SEND_BUTTON_TIMEOUT_MS = 5_000;
 const REQUEST_START_TIMEOUT_MS = 15_000;
+/** How long the question box may take to show what was typed (the engine has checked it already; this is the exact-text check). */
+const TYPED_CHECK_MS = 1_000;
 
 const DETAIL = {
   challenge: "Amazon answered with a robot check (CAPTCHA) instead of the store page. Safe to retry.",
@@ -41,6 +53,9 @@ const DETAIL = {
   rateLimit: "Amazon is rate limiting the browser session (503). Retry shortly.",
   noRufus: "Rufus is not available on this Amazon marketplace (the store page has no Rufus button). Try another country.",
 } as const;
+
+/** In-page: whether the Rufus panel is shown (any of the sheet's panel anchors rendered and visible). */
+const PANEL_SHOWN = `[...document.querySelectorAll(${JSON.stringify(RUFUS_ANCHORS.panel.join(", "))})].some((panel) => panel.getClientRects().length > 0 && getComputedStyle(panel).visibility !== "hidden")`;
 
 export interface RufusNavigation {
   page: Page;
@@ -56,24 +71,24 @@ export async function captureRufusExchange({ page, origin, prompt, signal, deadl
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
 
   await nav.goto(`${origin}/`, { landing: true });
-  // A store page already showing Rufus's box or button is no robot check or 503 page: reading the whole page's text
-  // (a layout of the full store page, the costliest check) is only for a page without them. URLs and forms still count.
-  const rufusShown =
-    (await nav.waitForAnchor(RUFUS_ANCHORS.input, { what: "rufus_input", timeoutMs: 0, optional: true })) ??
-    (await nav.waitForAnchor(RUFUS_ANCHORS.navButton, { what: "rufus_button", timeoutMs: 0, optional: true }));
-  await throwIfBlocked(nav, page, null, { readText: rufusShown === null });
+  await throwIfRateLimited(nav, page);
   const input = await openPanel(nav, page);
   await throwIfBlocked(nav, page, input);
 
   const query = prompt.trim();
+  // the engine waits while the box is read-only, types (real keys when the insertion is ignored) and checks that the
+  // box holds the prompt
   await nav.typeInto(input, query);
-  // The box may drop or alter characters (a maxlength, an input handler): then the exact query is patched into the
-  // request, which is verified below like any other.
+  // The box may still drop or alter characters (a maxlength, an input handler): then the exact query is patched into
+  // the request, which is verified below like any other.
   const typedWhole = await nav.waitForCondition(
-    `((box) => (box === null ? "" : String(box.value ?? box.textContent ?? "")))(document.querySelector(${JSON.stringify(RUFUS_ANCHORS.input[0])})).trim() === ${JSON.stringify(query)}`,
-    { timeoutMs: 1_000 },
+    `((box) => (box === null ? "" : String(box.value ?? box.textContent ?? "")))(${QUESTION_BOX}).trim() === ${JSON.stringify(query)}`,
+    { timeoutMs: TYPED_CHECK_MS },
   );
-  if (!typedWhole) await capture.setPatch(STREAMING_RULE, { set: [[RUFUS_QUERY_POINTER, query]] });
+  if (!typedWhole) {
+    console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "query", via: "patch" }));
+    await capture.setPatch(STREAMING_RULE, { set: [[RUFUS_QUERY_POINTER, query]] });
+  }
 
   await send(nav, capture, signal);
   const exchange = await capture.waitForExchange(STREAMING_RULE, { signal, startTimeoutMs: REQUEST_START_TIMEOUT_MS });
@@ -81,25 +96,48 @@ export async function captureRufusExchange({ page, origin, prompt, signal, deadl
   return exchange;
 }
 
-/** The store page is a robot check, a sign-in page or the 503 dogs page: each by positive evidence only. */
-async function throwIfBlocked(
-  nav: Navigator,
-  page: Page,
-  composer: PageElement | null,
-  options: { readText: boolean } = { readText: true },
-): Promise<void> {
-  const signatures = options.readText ? RUFUS_BLOCK_SIGNATURES : withoutPageText(RUFUS_BLOCK_SIGNATURES);
-  const block = await nav.detectBlock(signatures, composer);
-  if (block === "challenge")
-    throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: new Error(`${PROVIDER}: robot check at ${page.url()}`) });
-  if (block === "login_wall")
-    throw new UpstreamError(DETAIL.login, { retryable: false, cause: new Error(`${PROVIDER}: sign-in at ${page.url()}`) });
-  if (composer !== null || !options.readText) return;
+/** In-page: the question box (the sheet's id, else the focused field the engine typed into). */
+const QUESTION_BOX = `(document.querySelector(${JSON.stringify(RUFUS_ANCHORS.input.join(", "))}) ?? document.activeElement)`;
+
+/**
+ * The 503 "dogs" page (sheet §5) is positive evidence, read at once: its title names 503/Robot or its body says
+ * "Sorry! Something went wrong!". A store page still hydrating shows neither.
+ */
+async function throwIfRateLimited(nav: Navigator, page: Page): Promise<void> {
+  const shown = await nav.waitForAnchor([...RUFUS_ANCHORS.navButton, ...RUFUS_ANCHORS.input], {
+    what: "rufus_button",
+    timeoutMs: 0,
+    optional: true,
+  });
+  if (shown !== null) return;
   const title: unknown = await page.evaluate("document.title").catch(() => "");
   const text: unknown = await page.evaluate("document.body ? document.body.innerText.slice(0, 2000) : ''").catch(() => "");
   if ((typeof text === "string" && RUFUS_DOGS_PAGE.text.test(text)) || (typeof title === "string" && RUFUS_DOGS_PAGE.title.test(title))) {
-    throw new UpstreamError(DETAIL.rateLimit, { retryable: true, cause: new Error(`${PROVIDER}: 503 page`) });
+    throw new UpstreamError(DETAIL.rateLimit, { reason: "rate_limited", retryable: true, cause: new Error(`${PROVIDER}: 503 page`) });
   }
+}
+
+/** A wall the engine confirmed, as the API's error. */
+function wallError(block: BlockKind, page: Page): UpstreamError {
+  if (block === "challenge") {
+    return new UpstreamError(DETAIL.challenge, {
+      reason: "challenge",
+      retryable: true,
+      cause: new Error(`${PROVIDER}: robot check at ${page.url()}`),
+    });
+  }
+  return new UpstreamError(DETAIL.login, {
+    reason: "login_wall",
+    retryable: false,
+    cause: new Error(`${PROVIDER}: sign-in at ${page.url()}`),
+  });
+}
+
+/** The page is a robot check or a sign-in page, or the panel asks to sign in: each by positive evidence only. */
+async function throwIfBlocked(nav: Navigator, page: Page, composer: PageElement | null): Promise<void> {
+  // a page that shows Rufus's box is no robot-check page: its text is not read (URLs, forms and sign-in links still count)
+  const block = await nav.detectBlock(composer === null ? RUFUS_BLOCK_SIGNATURES : withoutPageText(RUFUS_BLOCK_SIGNATURES), composer);
+  if (block !== null) throw wallError(block, page);
 }
 
 /** The signatures without the challenge's page-text patterns (URLs, forms and sign-in modals only). */
@@ -110,56 +148,78 @@ function withoutPageText(signatures: BlockSignatures): BlockSignatures {
 
 /**
  * Opens the panel from the nav button (the sheet's anchors, else the button named "Rufus") and returns the question
- * box. The button may not react before the page has hydrated it: the click is repeated while the panel stays shut.
- * A panel that is open already is used as it is (another click would close it).
+ * box. Both are awaited (bounded): the store's script inserts them, and the button may ignore clicks until it is
+ * hydrated, so it is clicked again until the panel shows. A panel that is open already is used as it is (another
+ * click would close it).
  */
 async function openPanel(nav: Navigator, page: Page): Promise<PageElement> {
   const open = await nav.waitForAnchor(RUFUS_ANCHORS.input, { what: "rufus_input", timeoutMs: 0, optional: true });
   if (open !== null) return open;
-  const button =
-    (await nav.waitForAnchor(RUFUS_ANCHORS.navButton, { what: "rufus_button", timeoutMs: NAV_BUTTON_TIMEOUT_MS, optional: true })) ??
-    (await nav.findByRole(
-      { roles: ["button", "link"], name: RUFUS_BUTTON_NAME },
-      { what: "rufus_button", timeoutMs: 1_000, optional: true },
-    ));
-  if (button === null) {
-    await throwIfBlocked(nav, page, null);
-    throw new UpstreamError(DETAIL.noRufus, { retryable: false, cause: new Error(`${PROVIDER}.rufus_button_missing at ${page.url()}`) });
-  }
-  for (let attempt = 1; attempt <= PANEL_OPEN_ATTEMPTS; attempt += 1) {
-    await nav.click(button);
-    const input = await nav.waitForAnchor(RUFUS_ANCHORS.input, { what: "rufus_input", timeoutMs: PANEL_OPEN_TIMEOUT_MS, optional: true });
-    if (input !== null) return input;
-    // the panel may ask to sign in instead of showing the question box
-    await throwIfBlocked(nav, page, null);
-    // an open panel that is still loading needs time, not another click (which would close it)
-    const panel = await nav.waitForAnchor(RUFUS_ANCHORS.panel, { what: "rufus_panel", timeoutMs: 0, optional: true });
-    if (panel !== null) {
-      const late = await nav.waitForAnchor(RUFUS_ANCHORS.input, { what: "rufus_input", timeoutMs: NAV_BUTTON_TIMEOUT_MS, optional: true });
-      if (late !== null) return late;
-      await throwIfBlocked(nav, page, null);
-      throw nav.drift("rufus_input_missing", "the Rufus panel opened without #rufus-text-area");
+  let entry: PageElement | BlockKind;
+  try {
+    entry = await nav.awaitEntry({
+      what: "rufus_button",
+      anchors: RUFUS_ANCHORS.navButton,
+      role: { roles: ["button", "link"], name: RUFUS_BUTTON_NAME },
+      timeoutMs: ENTRY_TIMEOUT_MS,
+      blocks: RUFUS_BLOCK_SIGNATURES,
+    });
+  } catch (error) {
+    // no Rufus button after the whole wait, and no wall: this marketplace has no Rufus (sheet §5, permanent)
+    if (error instanceof ScraperDriftError && error.driftCode === `${PROVIDER}.rufus_button_missing`) {
+      throw new UpstreamError(DETAIL.noRufus, { retryable: false, cause: new Error(`${PROVIDER}.rufus_button_missing at ${page.url()}`) });
     }
+    throw error;
   }
-  throw nav.drift("rufus_panel_missing", `the Rufus panel did not open after ${PANEL_OPEN_ATTEMPTS} clicks on the nav button`);
+  if (entry === "challenge" || entry === "login_wall") throw wallError(entry, page);
+  const shown = await nav.clickUntil(entry, () => nav.waitForCondition(PANEL_SHOWN, { timeoutMs: 0 }), {
+    what: "rufus_button",
+    timeoutMs: PANEL_OPEN_TIMEOUT_MS,
+  });
+  if (!shown) {
+    await throwIfBlocked(nav, page, null);
+    throw nav.drift("rufus_panel_missing", "the Rufus panel did not open from the nav button");
+  }
+  // the panel may mount its question box later, or ask to sign in instead (sheet §2 "the panel asks to sign in")
+  const panel = await nav.waitForAnchor(RUFUS_ANCHORS.panel, { what: "rufus_panel", timeoutMs: 0, optional: true });
+  const input = await nav.awaitEntry({
+    what: "rufus_input",
+    anchors: RUFUS_ANCHORS.input,
+    // the sheet's placeholder names the box; scoped to the panel, so a newer assistant's box elsewhere never matches
+    role: { roles: ["textbox"], name: RUFUS_INPUT_NAME, ...(panel === null ? {} : { within: panel }) },
+    timeoutMs: ENTRY_TIMEOUT_MS,
+    blocks: RUFUS_BLOCK_SIGNATURES,
+  });
+  if (input === "challenge" || input === "login_wall") throw wallError(input, page);
+  return input;
 }
 
-/** Enter sends on every known build; the round send button (its selector is unverified, so by role and name) is the fallback. */
+/**
+ * Enter sends (sheet §2, on every known build); the round send button (its selector is unverified, so by role and
+ * name, inside the panel) is the fallback, and Enter once more when that button cannot be told apart.
+ */
 async function send(nav: Navigator, capture: CaptureSession, signal: AbortSignal): Promise<void> {
   await nav.pressKey("Enter");
+  if (await requestStarted(capture, signal)) return;
+  const container = await nav.waitForAnchor(RUFUS_ANCHORS.panel, { what: "rufus_panel", timeoutMs: 0, optional: true });
+  const sendButton = await nav.findByRole(
+    { roles: ["button"], name: RUFUS_SEND_NAMES, ...(container === null ? {} : { within: container }) },
+    { what: "rufus_send_button", timeoutMs: SEND_BUTTON_TIMEOUT_MS, optional: true },
+  );
+  if (sendButton !== null) await nav.click(sendButton);
+  else await nav.pressKey("Enter");
+}
+
+/** Whether the streaming request has started within ENTER_SEND_TIMEOUT_MS. */
+async function requestStarted(capture: CaptureSession, signal: AbortSignal): Promise<boolean> {
   try {
     // resolves as soon as the request has started
     await capture.waitForExchange(STREAMING_RULE, { signal, startTimeoutMs: ENTER_SEND_TIMEOUT_MS, until: () => true });
-    return;
+    return true;
   } catch (error) {
     if (!(error instanceof ScraperDriftError)) throw error;
+    return false;
   }
-  const container = await nav.waitForAnchor(RUFUS_ANCHORS.panel, { what: "rufus_panel", timeoutMs: 0, optional: true });
-  const sendButton = await nav.findByRole(
-    { roles: ["button"], name: ["Submit", "Send", "Send message", "Ask Rufus"], ...(container === null ? {} : { within: container }) },
-    { what: "rufus_send_button", timeoutMs: 1_000 },
-  );
-  await nav.click(sendButton);
 }
 
 /** The request the page sent is the ground truth: it must carry the query exactly. */

@@ -83,17 +83,22 @@ export interface CardRating {
   reviews: string;
 }
 
-const NUMBER_TEXT = /\d+(?:[.,]\d+)?/;
+const NUMBER_TEXT = /\d+(?:[.,]\d+)?/g;
 
 /**
- * The card's stars and review count as the site shows them. `valueString` is reduced to its number ("4.5 out of 5
- * stars" → "4.5", "4,5" stays "4,5"); the count is kept as shown ("1,234"). No rating node → both "".
+ * The card's stars and review count as the site shows them. `valueString` is reduced to its number, in any wording
+ * of the scale ("4.5 out of 5 stars" → "4.5", "4,5 von 5 Sternen" → "4,5", "5つ星のうち4.3" → "4.3"; a bare "4,5"
+ * stays "4,5"): with more than one number, one "5" is the scale. The count is kept as shown ("1,234"). No rating
+ * node → both "".
  */
 export function cardRating(card: JsonRecord): CardRating {
   const node = nodesOfType(card, "rating")[0];
   if (node === undefined) return { rating: "", reviews: "" };
   const shown = stringOf(node.valueString);
-  return { rating: NUMBER_TEXT.exec(shown)?.[0] ?? shown, reviews: stringOf(node.count) };
+  const numbers: string[] = shown.match(NUMBER_TEXT) ?? [];
+  const scale = numbers.length > 1 ? numbers.indexOf("5") : -1;
+  const value = numbers.filter((_number, index) => index !== scale)[0];
+  return { rating: value ?? shown, reviews: stringOf(node.count) };
 }
 
 /** A string or number field as text (trimmed); anything else is "". */

@@ -25,7 +25,7 @@ import { decodeSse, parseSseJson, type SseEvent } from "../shared/decode/sse";
 import { markdownToPlainText } from "../shared/markdown";
 import type { RufusAnswer, RufusProduct } from "./declaration";
 import { isRecord } from "../../util/json-record";
-import { cardRating, cardTitle, collapseSpaces, findCards, nodeText, type CardNode } from "./node-tree";
+import { asinOfUrl, cardRating, cardTitle, collapseSpaces, findCards, nodeText, type CardNode } from "./node-tree";
 
 const DETAIL = {
   challenge: "Amazon answered with a robot check (CAPTCHA) instead of Rufus. Safe to retry.",
@@ -76,11 +76,14 @@ export function parseRufusCapture(capture: StreamCapture, marketplaceDomain: str
     else affordanceHtml.push(...affordanceSections(data));
   }
 
-  const prose = trees
-    .groups((id) => id.startsWith("markdown_processor"))
-    .map((group) => nodeText(group.value).replace(/\r\n?/g, "\n").trim())
-    .filter((text) => text !== "")
-    .join("\n\n");
+  const prose = withProductLinks(
+    trees
+      .groups((id) => id.startsWith("markdown_processor"))
+      .map((group) => nodeText(group.value).replace(/\r\n?/g, "\n").trim())
+      .filter((text) => text !== "")
+      .join("\n\n"),
+    marketplaceDomain,
+  );
   const products = productsOf(trees, marketplaceDomain);
   if (prose === "" && products.length === 0) throw new UnexpectedResultError(DETAIL.empty);
 
@@ -94,13 +97,39 @@ export function parseRufusCapture(capture: StreamCapture, marketplaceDomain: str
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Product URLs: one rule for every field that carries one
+
+/**
+ * A product's URL: `https://www.<marketplace>/dp/<ASIN>` on the real marketplace (sheet §4 `url`), whatever form the
+ * site used (relative, with a slug, a ref or a query) and whatever origin the page was loaded from.
+ */
+export function productUrl(marketplaceDomain: string, asin: string): string {
+  return `https://www.${marketplaceDomain}/dp/${asin}`;
+}
+
+/** A markdown link's destination (`](dest)` or `](<dest>)`, an optional title after it). */
+const MARKDOWN_LINK_DESTINATION = /\]\(\s*(<[^<>\n]*>|[^\s()<>]+)(\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/g;
+
+/**
+ * The prose with every markdown link that opens a product page written as `productUrl` (the same URL `products[].url`
+ * carries); other links are left as they are.
+ */
+export function withProductLinks(markdown: string, marketplaceDomain: string): string {
+  return markdown.replace(MARKDOWN_LINK_DESTINATION, (whole: string, destination: string, title: string | undefined) => {
+    const asin = asinOfUrl(destination.replace(/^<|>$/g, ""));
+    return asin === null ? whole : `](${productUrl(marketplaceDomain, asin)}${title ?? ""})`;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Failures
 
 function httpFailure(capture: StreamCapture): UpstreamError {
   const cause = new Error(`rufus HTTP ${capture.status}${capture.error !== null ? ` (${capture.error})` : ""}`);
   if (capture.status === 0) return new UpstreamError(DETAIL.unreachable, { retryable: true, cause });
   if (capture.status === 401 || capture.status === 403) return new UpstreamError(DETAIL.token, { retryable: true, cause });
-  if (capture.status === 429 || capture.status === 503) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
+  if (capture.status === 429 || capture.status === 503)
+    return new UpstreamError(DETAIL.rateLimit, { reason: "rate_limited", retryable: true, cause });
   return new UpstreamError(DETAIL.http, { retryable: true, cause });
 }
 
@@ -125,13 +154,13 @@ function blockedPageFailure(capture: StreamCapture): UpstreamError | null {
   const titleElement = queryOne(document, "title");
   const title = titleElement === null ? "" : collapseSpaces(textOf(titleElement));
   if (queryOne(document, 'form[action*="/errors/validateCaptcha"]') !== null || CHALLENGE_TEXT.some((pattern) => pattern.test(text))) {
-    return new UpstreamError(DETAIL.challenge, { retryable: true, cause });
+    return new UpstreamError(DETAIL.challenge, { reason: "challenge", retryable: true, cause });
   }
   if (queryOne(document, 'form[name="signIn"], form[action*="/ap/signin"]') !== null || /\/ap\/signin/.test(capture.url)) {
-    return new UpstreamError(DETAIL.login, { retryable: false, cause });
+    return new UpstreamError(DETAIL.login, { reason: "login_wall", retryable: false, cause });
   }
   if (DOGS_TEXT.test(text) || /\b503\b|robot/i.test(title) || capture.status === 503) {
-    return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
+    return new UpstreamError(DETAIL.rateLimit, { reason: "rate_limited", retryable: true, cause });
   }
   if (capture.status !== 200) return httpFailure(capture);
   return new UpstreamError(DETAIL.unexpectedPage, { retryable: true, cause });
@@ -215,7 +244,7 @@ function productsOf(trees: GroupTrees, marketplaceDomain: string): RufusProduct[
       title: cardTitle(card.node),
       rating,
       reviews,
-      url: `https://www.${marketplaceDomain}/dp/${card.asin}`,
+      url: productUrl(marketplaceDomain, card.asin),
       footer: footers.get(position) ?? "",
     });
   });

@@ -17,8 +17,17 @@ export const RUFUS_ANCHORS = {
   input: ["#rufus-text-area"],
 } as const;
 
-/** The nav button's accessible name, for the role fallback when neither anchor matches. */
+/** The nav button's accessible name, for the role fallback when neither anchor matches (sheet §2: label "Rufus"). */
 export const RUFUS_BUTTON_NAME = "Rufus";
+
+/** The question box's accessible name, for the role fallback inside the panel (sheet §2: placeholder "Ask Rufus a question"). */
+export const RUFUS_INPUT_NAME = "Ask Rufus a question";
+
+/**
+ * The round send button's possible names. The sheet says only "a round send button exists; selector unverified":
+ * any of these wordings is accepted, and Enter (the sheet's send) is tried first.
+ */
+export const RUFUS_SEND_NAMES: readonly string[] = ["Submit", "Send", "Send message", "Ask Rufus"];
 
 /** `POST /rufus/cl/streaming?tabId=…&programId=…`: the answer stream. */
 export const RUFUS_STREAMING_URL = /\/rufus\/cl\/streaming(?:\?|$)/;
