@@ -23,14 +23,21 @@ import { getCookie, setCookie } from "hono/cookie";
 import type { FaultController, FaultName } from "../control";
 import { pacedBody, sleep, untilAborted } from "../shared/paced-body";
 import { destroyConnection, type ReplicaEnv } from "../shared/replica-env";
-import { type FragmentFault, renderFolwrBody, splitIntoPieces } from "./fragment";
+import { genericVariationTag } from "../shared/page-variation";
+import { type FragmentFault, panelEntriesHtml, renderFolwrBody, splitIntoPieces } from "./fragment";
 import { aiModeLayout } from "./layouts";
 import { renderAiHome, renderClassicResults, renderGoogleError, renderSearchShell, renderSorryPage, type ShellTokens } from "./pages";
 import { pickAiModeScenario } from "./scenarios";
+import { AI_MODE_VARIATION_PROFILE, type AiModeVariant, drawAiModeVariant } from "./variation";
 
 export const AI_MODE_PROVIDER_ID = "google_ai_mode";
 /** The answer endpoint, relative to the site root (the replica's mount point). */
 export const FOLWR_PATH = "/async/folwr";
+/**
+ * Where a fuzzed page whose sources list loads on opening (variation.ts `on_click`) gets the entries: one of Google's
+ * `/async/*` endpoints (sheet §3 lists several besides folwr). Not an answer exchange: not recorded, no fault taken.
+ */
+export const PANEL_PATH = "/async/folsrc";
 const CONSENT_COOKIE = "SOCS";
 /** Issued folwr tokens kept for validation (oldest dropped first). */
 const MAX_LIVE_TOKENS = 2_000;
@@ -82,7 +89,10 @@ function basePath(pathname: string, suffix: string): string {
 export function createAiModeApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
   // Single-use tokens of the shells served, as the real folwr URL is bound to its page load.
-  const liveTokens = new Set<string>();
+  // The token maps to the page's fuzzed variant (null when fuzzing is off), which its fragment follows.
+  const liveTokens = new Map<string, AiModeVariant | null>();
+  // ei of a served fragment → the sources list its page loads on opening (on_click delivery only)
+  const panels = new Map<string, string[]>();
 
   app.get("/search", (c) => {
     const url = new URL(c.req.url);
@@ -92,20 +102,23 @@ export function createAiModeApp(controller: FaultController): Hono<ReplicaEnv> {
     const gl = url.searchParams.get("gl") ?? "";
     const layout = aiModeLayout(controller.layoutOf(AI_MODE_PROVIDER_ID));
     controller.recordPageLoad(AI_MODE_PROVIDER_ID);
+    const draw = controller.drawVariation(AI_MODE_PROVIDER_ID);
+    const variant = draw === null ? null : drawAiModeVariant(draw);
+    const fuzz = draw === null || variant === null ? null : { variant, generic: genericVariationTag(draw, AI_MODE_VARIATION_PROFILE) };
     c.header("cache-control", "no-store");
     if (q.trim() === "") return c.redirect(`${base}ai?hl=${encodeURIComponent(hl)}&gl=${encodeURIComponent(gl)}`, 302);
 
     const continueUrl = `${url.pathname}${url.search}`;
     if (layout.consent && getCookie(c, CONSENT_COOKIE) === undefined) {
       const consent = { action: `${base}consent/save`, continueUrl };
-      return c.html(renderSearchShell({ layout, q, hl, gl, tokens: null, consent, signIn: null }));
+      return c.html(renderSearchShell({ layout, q, hl, gl, tokens: null, consent, signIn: null, fuzz }));
     }
     const plan = controller.takeFault(AI_MODE_PROVIDER_ID, (fault) => fault === "challenge" || fault === "login_wall");
     if (plan.fault === "challenge") {
       return c.redirect(`${base}sorry/index?continue=${encodeURIComponent(url.href)}&q=${randomToken(24)}`, 302);
     }
     if (plan.fault === "login_wall") {
-      return c.html(renderSearchShell({ layout, q, hl, gl, tokens: null, consent: null, signIn: { continueUrl: url.href } }));
+      return c.html(renderSearchShell({ layout, q, hl, gl, tokens: null, consent: null, signIn: { continueUrl: url.href }, fuzz }));
     }
     if (url.searchParams.get("udm") !== "50") return c.html(renderClassicResults(q, hl, gl));
 
@@ -117,14 +130,14 @@ export function createAiModeApp(controller: FaultController): Hono<ReplicaEnv> {
       lroSignature: randomToken(32),
       ei: randomToken(16),
     };
-    liveTokens.add(tokens.xsrfFolwr);
+    liveTokens.set(tokens.xsrfFolwr, variant);
     if (liveTokens.size > MAX_LIVE_TOKENS) {
-      const oldest = liveTokens.values().next();
+      const oldest = liveTokens.keys().next();
       if (oldest.done !== true) liveTokens.delete(oldest.value);
     }
     // layout drift: the shell of a redesigned page that no longer starts the answer request
     const changed = controller.takeChangedPage(AI_MODE_PROVIDER_ID);
-    return c.html(renderSearchShell({ layout, q, hl, gl, tokens, consent: null, signIn: null, changed }));
+    return c.html(renderSearchShell({ layout, q, hl, gl, tokens, consent: null, signIn: null, changed, fuzz }));
   });
 
   app.get("/ai", (c) => {
@@ -169,6 +182,7 @@ export function createAiModeApp(controller: FaultController): Hono<ReplicaEnv> {
       controller.recordRejected(AI_MODE_PROVIDER_ID);
       return c.html(renderGoogleError(400, "Your client has issued a malformed or illegal request."), 400);
     }
+    const variant = liveTokens.get(token) ?? null;
     liveTokens.delete(token);
 
     const plan = controller.takeFault(AI_MODE_PROVIDER_ID);
@@ -180,7 +194,24 @@ export function createAiModeApp(controller: FaultController): Hono<ReplicaEnv> {
     }
     await sleep(plan.pacing.delayMs, signal);
     if (isErrorFault(plan.fault)) return errorPage(c, plan.fault, url);
-    return streamFragment(c, q, isFragmentFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs, controller);
+    const hl = url.searchParams.get("hl") ?? "en";
+    const fault = isFragmentFault(plan.fault) ? plan.fault : null;
+    if (variant?.panel.delivery === "on_click") {
+      const ei = url.searchParams.get("ei") ?? "";
+      panels.set(ei, panelEntriesHtml(pickAiModeScenario(q), aiModeLayout(controller.layoutOf(AI_MODE_PROVIDER_ID))));
+      if (panels.size > MAX_LIVE_TOKENS) {
+        const oldest = panels.keys().next();
+        if (oldest.done !== true) panels.delete(oldest.value);
+      }
+    }
+    return streamFragment(c, q, fault, plan.pacing.chunkMs, controller, { hl, variant: variant ?? undefined });
+  });
+
+  app.get(PANEL_PATH, (c) => {
+    const entries = panels.get(c.req.query("ei") ?? "");
+    c.header("cache-control", "no-store");
+    if (entries === undefined) return c.html(renderGoogleError(404, "The requested URL was not found on this server."), 404);
+    return c.json({ entries });
   });
 
   return app;
@@ -198,9 +229,10 @@ function streamFragment(
   fault: FragmentFault | null,
   chunkMs: number,
   controller: FaultController,
+  options: { hl: string; variant: AiModeVariant | undefined },
 ): Response {
   const layout = aiModeLayout(controller.layoutOf(AI_MODE_PROVIDER_ID));
-  const body = renderFolwrBody(pickAiModeScenario(q), layout, fault);
+  const body = renderFolwrBody(pickAiModeScenario(q), layout, fault, options);
   const stream = pacedBody(splitIntoPieces(body.bytes), {
     chunkMs,
     ending: body.ending === "eof" ? { kind: "close" } : { kind: "destroy", destroy: () => destroyConnection(c) },

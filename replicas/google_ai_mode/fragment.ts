@@ -4,6 +4,7 @@
  * the buttons. Built from a scenario in one of the layouts; exported so tests and fixtures use the exact bytes.
  */
 import { type AiModeLayout, classesFor, type FragmentClasses } from "./layouts";
+import { type AiModeVariant, NO_VARIANT, sitesLabel } from "./variation";
 import {
   type AiModeChip,
   type AiModeScenario,
@@ -245,12 +246,60 @@ function panelEntryHtml(entry: PanelEntry, context: RenderContext): string {
   return `<li class="${classes.panelEntry}"><a target="_blank" rel="noopener" aria-label="${title}" href="${href}"><div>${escapeText(entry.title)}</div></a>${date}<div>${escapeText(entry.snippet)}</div><div>${escapeText(entry.publisher)}</div></li>`;
 }
 
-function sitesLabel(count: number): string {
-  return `${count} ${count === 1 ? "site" : "sites"}`;
+/** What else shapes a fragment besides the scenario and layout: the page's language and its fuzzed variant. */
+export interface FragmentOptions {
+  /** The chrome without any answer (the `empty_answer` fault). */
+  empty?: boolean;
+  /** The `hl` of the request: the "N sites" label is in the page's language. Default `en`. */
+  hl?: string;
+  /** The page's variant (variation.ts); default none. */
+  variant?: AiModeVariant;
+}
+
+/** The layout as the variant's sheet alternatives change it (disclaimer wording, comment placement, turn wrapper). */
+function variedLayout(layout: AiModeLayout, variant: AiModeVariant): AiModeLayout {
+  return {
+    ...layout,
+    disclaimer:
+      variant.disclaimer === "responses_may"
+        ? "AI responses may include mistakes."
+        : variant.disclaimer === "can_make"
+          ? "AI can make mistakes, so double-check responses"
+          : layout.disclaimer,
+    comments: variant.comments === "layout" ? layout.comments : variant.comments,
+    turnWrapper: variant.turnWrapper === "layout" ? layout.turnWrapper : variant.turnWrapper === "present",
+  };
+}
+
+/** The "N sites" button: its name as aria-label and text, or only one of them (sheet §2 "aria-label / text"). */
+function sitesButton(className: string, label: string, form: AiModeVariant["sitesLabel"], dialog: boolean): string {
+  const aria = form === "text" ? "" : ` aria-label="${escapeAttribute(label)}"`;
+  const popup = dialog ? ' aria-haspopup="dialog"' : "";
+  const inner = form === "aria" ? FEEDBACK_ICON : dialog ? `<span>${escapeText(label)}</span>` : escapeText(label);
+  return `<button class="${className}"${aria}${popup}>${inner}</button>`;
+}
+
+/**
+ * The entries of the sources panel as the page shows them, for a list the page builds itself (the `late`, `template`
+ * and `on_click` deliveries of variation.ts); one entry per array item so the page can add them in batches.
+ */
+export function panelEntriesHtml(scenario: AiModeScenario, layout: AiModeLayout): string[] {
+  const classes = classesFor(layout, scenario.id);
+  const context: RenderContext = {
+    layout,
+    classes,
+    chips: new Map(scenario.chips.map((chip) => [chip.key, chip])),
+    sources: new Map(scenario.sources.map((source) => [source.key, source])),
+  };
+  return (scenario.panel ?? []).map((entry) => panelEntryHtml(entry, context));
 }
 
 /** Renders the whole fragment of a scenario in a layout; `empty` renders the chrome without any answer. */
-export function renderFolwrFragment(scenario: AiModeScenario, layout: AiModeLayout, options: { empty?: boolean } = {}): string {
+export function renderFolwrFragment(scenario: AiModeScenario, baseLayout: AiModeLayout, options: FragmentOptions = {}): string {
+  const variant = options.variant ?? NO_VARIANT;
+  const layout = variedLayout(baseLayout, variant);
+  const hl = options.hl ?? "en";
+  const delivery = variant.panel.delivery;
   const classes = classesFor(layout, scenario.id);
   const chips = new Map(scenario.chips.map((chip) => [chip.key, chip]));
   const sources = new Map(scenario.sources.map((source) => [source.key, source]));
@@ -286,21 +335,21 @@ export function renderFolwrFragment(scenario: AiModeScenario, layout: AiModeLayo
     `<div class="${classes.feedback}"><button class="${classes.feedbackButton}" aria-label="Helpful">${FEEDBACK_ICON}</button>` +
       `<button class="${classes.feedbackButton}" aria-label="Not helpful">${FEEDBACK_ICON}</button></div>`,
   );
-  if (panel !== null && layout.panel === "dialog") {
-    parts.push(
-      `<button class="${classes.sitesButton}" aria-label="${sitesLabel(panel.length)}" aria-haspopup="dialog"><span>${sitesLabel(panel.length)}</span></button>`,
-    );
-  }
+  if (panel !== null && layout.panel === "dialog")
+    parts.push(sitesButton(classes.sitesButton, sitesLabel(panel.length, hl), variant.sitesLabel, true));
   if (layout.statusTexts) parts.push(`<span class="${classes.ready}">AI Mode response is ready</span>`);
   parts.push("</div>");
   if (layout.turnWrapper) parts.push("</div>");
   parts.push("</div>");
 
   if (panel !== null) {
-    const entries = panel.map((entry) => panelEntryHtml(entry, context)).join("");
+    const listed = panel.map((entry) => panelEntryHtml(entry, context)).join("");
+    // template: the entries travel inert until the page builds the list; on_click: the page loads them on opening
+    const entries = delivery === "template" ? `<template>${listed}</template>` : delivery === "on_click" ? "" : listed;
+    const button = sitesButton(classes.sitesButton, sitesLabel(panel.length, hl), variant.sitesLabel, false);
     parts.push(
       layout.panel === "after-answer"
-        ? `<div data-target-container-id="13" class="${classes.panel}"><button class="${classes.sitesButton}" aria-label="${sitesLabel(panel.length)}">${sitesLabel(panel.length)}</button><div>${entries}</div></div>`
+        ? `<div data-target-container-id="13" class="${classes.panel}">${button}<div>${entries}</div></div>`
         : `<div role="dialog" class="${classes.panel}" hidden><ul>${entries}</ul></div>`,
     );
   }
@@ -316,12 +365,21 @@ export function renderFolwrFragment(scenario: AiModeScenario, layout: AiModeLayo
  * inside the answer, before the disclaimer and feedback buttons); `disconnect` sends the same prefix, then cuts the
  * connection; `empty_answer` is the chrome without an answer.
  */
-export function renderFolwrBody(scenario: AiModeScenario, layout: AiModeLayout, fault: FragmentFault | null): FolwrBody {
+export function renderFolwrBody(
+  scenario: AiModeScenario,
+  layout: AiModeLayout,
+  fault: FragmentFault | null,
+  options: Omit<FragmentOptions, "empty"> = {},
+): FolwrBody {
   const encoder = new TextEncoder();
-  if (fault === "empty_answer") return { bytes: encoder.encode(renderFolwrFragment(scenario, layout, { empty: true })), ending: "eof" };
-  const html = renderFolwrFragment(scenario, layout);
+  if (fault === "empty_answer")
+    return { bytes: encoder.encode(renderFolwrFragment(scenario, layout, { ...options, empty: true })), ending: "eof" };
+  const html = renderFolwrFragment(scenario, layout, options);
   if (fault === null) return { bytes: encoder.encode(html), ending: "eof" };
-  return { bytes: encoder.encode(truncatedFragment(html, layout)), ending: fault === "disconnect" ? "cut" : "eof" };
+  return {
+    bytes: encoder.encode(truncatedFragment(html, variedLayout(layout, options.variant ?? NO_VARIANT))),
+    ending: fault === "disconnect" ? "cut" : "eof",
+  };
 }
 
 /** The fragment cut at 60% of the way to the disclaimer: inside the answer, usually inside a tag. */

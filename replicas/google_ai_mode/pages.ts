@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { escapeText } from "./fragment";
 import type { AiModeLayout } from "./layouts";
+import type { AiModeVariant } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/ai-mode-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("ai-mode-page.js must not contain a closing script tag");
@@ -65,6 +66,11 @@ export interface SearchShellOptions {
   signIn: { continueUrl: string } | null;
   /** Layout drift (POST /__control/changed-page): the shell no longer starts the answer request. */
   changed?: boolean;
+  /**
+   * Page fuzzing (variation.ts): the provider's variant, played by the page's script, and the generic variation's
+   * script tag, which goes after the page's own script. Null or absent: the page as the layout serves it.
+   */
+  fuzz?: { variant: AiModeVariant; generic: string } | null;
 }
 
 function searchHeader(q: string, hl: string, gl: string): string {
@@ -110,8 +116,12 @@ export function renderSearchShell(options: SearchShellOptions): string {
 <div role="status" aria-live="polite"><span>Thinking</span></div>
 <div></div>
 </div>`;
+  const fuzz = options.fuzz ?? null;
+  const variant = fuzz === null ? "null" : JSON.stringify(fuzz.variant).replace(/</g, "\\u003c");
   const script =
-    tokens === null || options.changed === true ? "" : `<script>${CLIENT_SCRIPT.replace("__TRANSPORT__", layout.transport)}</script>`;
+    tokens === null || options.changed === true
+      ? ""
+      : `<script>${CLIENT_SCRIPT.replace("__TRANSPORT__", layout.transport).replace("null /*__VARIANT__*/", variant)}</script>`;
   const body = `${searchHeader(q, hl, gl)}
 <main>
 <div role="heading" aria-level="1">${escapeText(q)}</div>
@@ -120,7 +130,7 @@ ${session}
 <div class="composer"><textarea placeholder="Ask anything" aria-label="Ask anything" rows="1"></textarea></div>
 ${options.consent === null ? "" : consentDialog(options.consent)}
 ${options.signIn === null ? "" : signInPrompt(options.signIn.continueUrl)}
-${script}`;
+${script}${fuzz === null ? "" : fuzz.generic}`;
   return page({ lang: hl, title: `${q} - Google Search`, body });
 }
 

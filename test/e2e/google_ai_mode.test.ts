@@ -5,8 +5,9 @@
  * language, region, prompt and AI Mode are checked in the folwr request the page sent.
  */
 import type { z } from "@hono/zod-openapi";
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { AI_MODE_SCENARIOS, pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
+import { pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
 import type { JobView } from "../../src/jobs/job-types";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { GoogleAiModeAnswerSchema } from "../../src/scrapers/google_ai_mode/declaration";
@@ -21,6 +22,8 @@ import {
   replicaRequests,
   type TestAccount,
 } from "../integration/helpers";
+import { googleAiModeOracle } from "../support/oracles/google_ai_mode";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";
 
 type AiModeResponse = CommonScrapeFields & z.infer<typeof GoogleAiModeAnswerSchema>;
@@ -65,18 +68,19 @@ async function lastFolwrQuery(): Promise<Record<string, unknown>> {
 }
 
 describe("google_ai_mode scenarios through real Chromium (classic layout)", () => {
-  const prompts = ["Who painted the Mona Lisa?", ...AI_MODE_SCENARIOS.map((scenario) => `${scenario.trigger ?? ""}: tell me more`)];
-  for (const prompt of prompts) {
-    it(`${pickAiModeScenario(prompt).id}: every field exactly`, async () => {
-      const { status, body } = await scrape({ prompt, bypass_cache: "true" });
+  for (const oracleCase of googleAiModeOracle.cases()) {
+    const { prompt = "", country = "US" } = oracleCase.params;
+    it(`${oracleCase.id}: every field exactly`, async () => {
+      const { status, body } = await scrape({ ...oracleCase.params, bypass_cache: "true" });
       expect(status, JSON.stringify(body)).toBe(200);
-      expectCommonFields(body, prompt, "US");
-      const expected = expectedAnswer(pickAiModeScenario(prompt));
+      expectCommonFields(body, prompt, country);
+      const expected = oracleCase.expected;
       expect(body.result_markdown).toBe(expected.result_markdown);
       expect(body.result).toBe(expected.result);
       expect(body.citations).toEqual(expected.citations);
       expect(body.search_results).toEqual(expected.search_results);
-      expect(await lastFolwrQuery()).toMatchObject({ q: prompt, udm: "50", hl: "en", gl: "us" });
+      const { hl, gl } = country === "DE" ? { hl: "de", gl: "de" } : { hl: "en", gl: "us" };
+      expect(await lastFolwrQuery()).toMatchObject({ q: prompt, udm: "50", hl, gl });
     });
   }
 
@@ -187,5 +191,41 @@ describe("async job", () => {
     expect(await balanceOf(own.accountId)).toBe(6);
   });
 });
+
+describe("the sources list behind its button", () => {
+  // sheet §2: the "N sites" button opens the list; a page may load it only then, late and in batches
+  const cases: Array<[layout: string, classes: string[], prompt: string]> = [
+    ["classic", ["late_lists"], "many-sources behind the button"],
+    ["rotated", ["late_lists"], "long-answer behind the button"],
+  ];
+  for (const [layout, classes, prompt] of cases) {
+    it(`${layout}: the list the page builds on opening is read once all its entries arrived`, async () => {
+      await replicaControl("layout", { provider: PROVIDER, layout });
+      // seeds whose page load draws an on-click list (checked below through the replica's recorded draw)
+      let served: string[] = [];
+      for (let seed = 1; seed < 200; seed += 1) {
+        await replicaControl("variation", { provider: PROVIDER, seed, classes });
+        const { status, body } = await scrape({ prompt, bypass_cache: "true" });
+        expect(status, JSON.stringify(body)).toBe(200);
+        served = await drawNotes();
+        if (!served.some((note) => note.includes("on_click"))) continue;
+        expect(body).toMatchObject(expectedAnswer(pickAiModeScenario(prompt)));
+        return;
+      }
+      throw new Error(`no seed drew an on-click list: ${served.join("; ")}`);
+    });
+  }
+});
+
+/** What the replica's last page load drew (control state). */
+async function drawNotes(): Promise<string[]> {
+  const state = (await (await fetch(`${env.REPLICA_URL}/__control/state`)).json()) as {
+    providers: Record<string, { variation: { draws: Array<{ applied: Record<string, string[]> }> } | null }>;
+  };
+  const draws = state.providers[PROVIDER]?.variation?.draws ?? [];
+  return Object.values(draws.at(-1)?.applied ?? {}).flat();
+}
+
+describeFuzzedPages({ oracle: googleAiModeOracle, seeds: CI_SEEDS });
 
 describeProviderContract({ provider: PROVIDER, prompt: "How long is a day on Mars?", drift: { code: "google_ai_mode.request_not_sent" } });

@@ -10,7 +10,9 @@ import type { ControlState } from "../../replicas/control";
 import { renderFolwrBody, splitIntoPieces } from "../../replicas/google_ai_mode/fragment";
 import { AI_MODE_LAYOUTS, aiModeLayout } from "../../replicas/google_ai_mode/layouts";
 import { AI_MODE_SCENARIOS, pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
+import { drawAiModeVariant, NO_VARIANT } from "../../replicas/google_ai_mode/variation";
 import { startReplicaServer, type RunningReplicaServer } from "../../replicas/server";
+import { VariationDraw } from "../../replicas/shared/variation";
 import { concat, readChunks } from "../support/byte-streams";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
@@ -419,7 +421,8 @@ describe.skipIf(!existsSync(CHROMIUM))("the page in Chromium", () => {
         expect(body, layout).toContain("Here are three well-known volcanoes");
         expect(body).not.toMatch(/\bThinking\b/);
         expect(await page.locator("button[data-icl-uuid]").count()).toBe(5);
-        const sites = page.locator('button[aria-label="4 sites"]');
+        // a German page (hl=de) names the sources button in German
+        const sites = page.locator('button[aria-label="4 Websites"]');
         await sites.click();
         expect(await sites.getAttribute("aria-expanded")).toBe("true");
         const sent = (await providerState()).requests.at(-1);
@@ -445,4 +448,104 @@ describe.skipIf(!existsSync(CHROMIUM))("the page in Chromium", () => {
       await browser.close();
     }
   }, 30_000);
+});
+
+describe("page fuzzing (issue 29)", () => {
+  /** The shell with its per-load random tokens (and the query's timestamp) masked, so two loads can be compared. */
+  const masked = (html: string): string =>
+    html.replace(/data-(xsrf-folwr-token|garc|stkp|lro-token|lro-signature|ei)="[^"]*"/g, 'data-$1=""');
+
+  async function loadShell(q: string, extra: Record<string, string> = {}): Promise<string> {
+    return masked(await (await fetch(searchPath(q, extra))).text());
+  }
+
+  it("the same seed draws the same pages, another seed other pages", async () => {
+    await control("variation", { provider: PROVIDER, seed: 7 });
+    const first = [await loadShell("many-sources"), await loadShell("many-sources")];
+    await control("variation", { provider: PROVIDER, seed: 7 });
+    const again = [await loadShell("many-sources"), await loadShell("many-sources")];
+    expect(again).toEqual(first);
+    await control("variation", { provider: PROVIDER, seed: 8 });
+    expect(await loadShell("many-sources")).not.toBe(first[0]);
+    const draws = (await providerState()).variation?.draws ?? [];
+    expect(draws.map((draw) => draw.page_load)).toEqual([1]);
+  });
+
+  it("fuzzing off: no variation script, the variant left null, the fragment byte-identical to the recorded fixtures", async () => {
+    const shell = await loadShell("emoji");
+    expect(shell).not.toContain("applyPageVariation");
+    expect(shell).toContain("const VARIANT = null;");
+    await control("variation", { provider: PROVIDER, seed: 3 });
+    const fuzzed = await loadShell("emoji");
+    expect(fuzzed).toContain("applyPageVariation");
+    await control("variation", { provider: PROVIDER, seed: null });
+    expect(await loadShell("emoji")).toBe(shell);
+    const scenario = pickAiModeScenario("emoji");
+    const token = await shellToken("emoji");
+    const body = await (await fetch(folwrUrl("emoji", token))).text();
+    expect(body).toBe(new TextDecoder().decode(renderFolwrBody(scenario, aiModeLayout("classic"), null).bytes));
+  });
+
+  it("a class switched off changes nothing of that class; the other classes draw the same", () => {
+    const classes = [
+      "hydration",
+      "late_lists",
+      "rollout_siblings",
+      "decoration",
+      "interruptions",
+      "controlled_inputs",
+      "sheet_alternatives",
+    ] as const;
+    for (let seed = 0; seed < 40; seed += 1) {
+      const all = drawAiModeVariant(new VariationDraw(PROVIDER, seed, 1, new Set(classes)));
+      const noLists = drawAiModeVariant(new VariationDraw(PROVIDER, seed, 1, new Set(classes.filter((name) => name !== "late_lists"))));
+      const noAlternatives = drawAiModeVariant(
+        new VariationDraw(PROVIDER, seed, 1, new Set(classes.filter((name) => name !== "sheet_alternatives"))),
+      );
+      expect(noLists.panel).toEqual(NO_VARIANT.panel);
+      expect(noLists.lateChipsMs).toBe(0);
+      expect({ ...noLists, panel: all.panel, lateChipsMs: all.lateChipsMs }).toEqual(all);
+      const { panel, lateChipsMs, ...alternatives } = noAlternatives;
+      const { panel: _panel, lateChipsMs: _late, ...defaults } = NO_VARIANT;
+      expect(alternatives).toEqual(defaults);
+      expect({ panel, lateChipsMs }).toEqual({ panel: all.panel, lateChipsMs: all.lateChipsMs });
+    }
+  });
+
+  it("every draw is noted, per class", async () => {
+    await control("variation", { provider: PROVIDER, seed: 11, classes: ["late_lists", "sheet_alternatives"] });
+    for (let load = 0; load < 6; load += 1) await loadShell("table-and-list");
+    const draws = (await providerState()).variation?.draws ?? [];
+    expect(draws).toHaveLength(6);
+    for (const draw of draws) {
+      expect(Object.keys(draw.applied).every((name) => name === "late_lists" || name === "sheet_alternatives")).toBe(true);
+      expect(draw.applied.sheet_alternatives?.length).toBe(1);
+    }
+  });
+
+  it("an on-click list: the fragment carries only the button, the page loads the entries when it opens", async () => {
+    // a seed whose first page load draws the on_click delivery
+    let seed = 0;
+    for (; seed < 200; seed += 1) {
+      const draw = drawAiModeVariant(new VariationDraw(PROVIDER, seed, 1, new Set(["late_lists"])));
+      if (draw.panel.delivery === "on_click") break;
+    }
+    await control("variation", { provider: PROVIDER, seed, classes: ["late_lists"] });
+    const html = await (await fetch(searchPath("many-sources"))).text();
+    const token = /data-xsrf-folwr-token="([^"]+)"/.exec(html)?.[1] ?? "";
+    // folwrUrl sends ei=e: the list is kept under the ei the request carried
+    const ei = "e";
+    const body = await (await fetch(folwrUrl("many-sources", token))).text();
+    expect(body).toMatch(/aria-label="12 sites"/);
+    expect(body).not.toMatch(/<a target="_blank" rel="noopener" aria-label=/);
+    const list = (await (await fetch(`${base}/async/folsrc?ei=${encodeURIComponent(ei)}`)).json()) as { entries: string[] };
+    expect(list.entries).toHaveLength(12);
+  });
+
+  it("a German page says 'N Websites'", async () => {
+    const token = await shellToken("deutsch");
+    const url = `${base}/async/folwr?ei=e&q=deutsch&hl=de&gl=de&udm=50&async=_fmt:adl,_xsrf:${token}`;
+    const body = await (await fetch(url)).text();
+    expect(body).toMatch(/aria-label="2 Websites">2 Websites</);
+  });
 });

@@ -213,9 +213,18 @@ describe("failure signatures (google_ai_mode.md §5)", () => {
       expect(error.status).toBe(502);
       expect(error.retryable).toBe(true);
       expect(error.detail).toMatch(/CAPTCHA/);
+      expect(error.code).toBe("provider_challenge");
       expectClientSafe(error);
     }
-    expect(failureOf(captured([], { status: 403 })).detail).toMatch(/CAPTCHA/);
+    expect(failureOf(captured([], { status: 403 })).code).toBe("provider_challenge");
+  });
+
+  it("a 429 without the unusual-traffic page is a rate limit, retryable", () => {
+    const error = failureOf(captured([fixture("google-error-500.html")], { status: 429 }));
+    expect(error.status).toBe(502);
+    expect(error.code).toBe("provider_rate_limited");
+    expect(error.retryable).toBe(true);
+    expectClientSafe(error);
   });
 
   it("folwr non-200 → 502 (a sign-in demand is not retryable); no response at all → 502", () => {
@@ -229,6 +238,7 @@ describe("failure signatures (google_ai_mode.md §5)", () => {
     expect(login.status).toBe(502);
     expect(login.retryable).toBe(false);
     expect(login.detail).toMatch(/sign in/);
+    expect(login.code).toBe("provider_login_required");
     const unreachable = failureOf(captured([], { status: 0, complete: false, error: "net::ERR_NAME_NOT_RESOLVED" }));
     expect(unreachable.status).toBe(502);
     expect(unreachable.retryable).toBe(true);

@@ -3,11 +3,13 @@ import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider";
 import { GOOGLE_AI_MODE_DOMAINS, GOOGLE_AI_MODE_EXAMPLE, GOOGLE_AI_MODE_ID, GoogleAiModeAnswerSchema, searchLocaleOf } from "./declaration";
 import { captureAiModeAnswer } from "./navigate";
-import { parseAiModeCapture } from "./parse";
+import { PanelEntrySnapshotSchema, parseAiModeCapture } from "./parse";
 
 /** Names of the parser's inputs in a capture file: the folwr fragment, and whether the page showed a finished answer. */
 const FOLWR = "folwr";
 const PAGE_COMPLETED = "page_completed";
+/** The "N sites" panel's entries as the page showed them once opened (absent in captures recorded before it was read). */
+const PANEL = "sources_panel";
 
 export const googleAiModeProvider = defineProvider({
   id: GOOGLE_AI_MODE_ID,
@@ -25,8 +27,13 @@ export const googleAiModeProvider = defineProvider({
     const capture = await captureAiModeAnswer({ page, origin, prompt: params.prompt, hl, gl, signal, deadline });
     recorder?.exchange(FOLWR, capture.exchange);
     recorder?.snapshot(PAGE_COMPLETED, capture.pageCompleted);
+    recorder?.snapshot(PANEL, capture.panel ?? null);
     return parseAiModeCapture(capture);
   },
   replay: (inputs) =>
-    parseAiModeCapture({ exchange: inputs.exchange(FOLWR), pageCompleted: inputs.snapshot(PAGE_COMPLETED, z.boolean()) ?? false }),
+    parseAiModeCapture({
+      exchange: inputs.exchange(FOLWR),
+      pageCompleted: inputs.snapshot(PAGE_COMPLETED, z.boolean()) ?? false,
+      panel: inputs.snapshot(PANEL, z.array(PanelEntrySnapshotSchema).nullable()) ?? null,
+    }),
 });

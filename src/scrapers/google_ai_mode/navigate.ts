@@ -1,18 +1,21 @@
 /**
  * Drives Google AI Mode like a visitor: open `/search?udm=50&q=…&hl=…&gl=…`, accept the EU consent interstitial when
- * it shows, and capture the `/async/folwr` fragment the page itself requests (fetch or XHR). Everything after the
- * capture is the pure parser's job. The prompt and AI Mode (`udm=50`) are verified in the request the page sent.
+ * it shows, and capture the `/async/folwr` fragment the page itself requests (fetch or XHR); then open the "N sites"
+ * panel and read its entries once they stop arriving (panel.ts), for a page that builds the list only on opening.
+ * Everything after is the pure parser's job. The prompt and AI Mode (`udm=50`) are verified in the request the page
+ * sent. Absence is never concluded early: a block needs positive evidence that persists while the page still has not
+ * asked for the answer (a redirect to a challenge or sign-in URL is evidence at once).
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, ServiceError, UpstreamError } from "../../errors";
-import { startCapture } from "../shared/capture/capture";
+import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
-import { type BlockKind, createNavigator, type Navigator } from "../shared/navigation/engine";
+import { BLOCK_CONFIRM_MS, type BlockKind, createNavigator, type Navigator } from "../shared/navigation/engine";
 import { GOOGLE_AI_MODE_ID } from "./declaration";
-import type { AiModeCapture } from "./parse";
+import { readSourcesPanel } from "./panel";
+import { type AiModeCapture, fragmentHasSitesButton } from "./parse";
 import {
   BLOCK_SIGNATURES,
-  COMPOSER,
   CONSENT_ACCEPT,
   CONSENT_URL,
   DOM_COMPLETED,
@@ -24,6 +27,9 @@ import {
 
 /** How long the shell may take to start the folwr request once it has loaded. */
 const FOLWR_START_TIMEOUT_MS = 20_000;
+const BLOCK_POLL_MS = 400;
+/** The consent page's accept button may hydrate after the page loads. */
+const CONSENT_BUTTON_TIMEOUT_MS = 10_000;
 /** How long the page may take to show a finished response once the fragment has arrived. */
 const DOM_COMPLETION_TIMEOUT_MS = 5_000;
 const CONSENT_TIMEOUT_MS = 20_000;
@@ -62,7 +68,7 @@ export async function captureAiModeAnswer(navigation: AiModeNavigation): Promise
 
   await open(nav, signal, searchUrl(navigation.origin, navigation.prompt, navigation.hl, navigation.gl));
   await acceptConsent(nav, page);
-  await throwIfBlocked(nav);
+  await awaitAnswerRequest(nav, page, signal, capture);
 
   let exchange: CapturedExchange;
   try {
@@ -72,12 +78,43 @@ export async function captureAiModeAnswer(navigation: AiModeNavigation): Promise
     throw error;
   }
   verifyRequest(nav, exchange, navigation);
+  if (exchange.status !== 200 || !exchange.complete) return { exchange, pageCompleted: false, panel: null };
   // the fragment usually carries its own completion markers; the page's are the fallback signal
-  const pageCompleted =
-    exchange.status === 200 && exchange.complete
-      ? await nav.waitForCondition(DOM_COMPLETED, { timeoutMs: DOM_COMPLETION_TIMEOUT_MS })
-      : false;
-  return { exchange, pageCompleted };
+  const pageCompleted = await nav.waitForCondition(DOM_COMPLETED, { timeoutMs: DOM_COMPLETION_TIMEOUT_MS });
+  const panel = await readSourcesPanel(nav, page, fragmentHasSitesButton(exchange));
+  return { exchange, pageCompleted, panel };
+}
+
+/**
+ * Waits until the page has asked for the answer. A redirect to a challenge or sign-in page ends the wait at once;
+ * evidence inside the page (a CAPTCHA form, a sign-in dialog) only once it has lasted the engine's BLOCK_CONFIRM_MS (longer
+ * than any hydration delay) while the page still has not asked. When the page never asks, `waitForExchange` reports it and explainMissingRequest says why.
+ */
+async function awaitAnswerRequest(nav: Navigator, page: Page, signal: AbortSignal, capture: CaptureSession): Promise<void> {
+  const until = Date.now() + Math.min(FOLWR_START_TIMEOUT_MS, nav.remainingMs());
+  let seenSince: number | null = null;
+  while (capture.exchanges(FOLWR_RULE).length === 0 && Date.now() < until) {
+    const url = page.url();
+    const redirected = BLOCK_SIGNATURES.challenge.urls.some((pattern) => pattern.test(url))
+      ? "challenge"
+      : BLOCK_SIGNATURES.loginWall.urls.some((pattern) => pattern.test(url))
+        ? "login_wall"
+        : null;
+    if (redirected !== null) throwBlock(redirected);
+    const block = await blockOnPage(nav);
+    if (block === null) seenSince = null;
+    else {
+      seenSince ??= Date.now();
+      if (Date.now() - seenSince >= BLOCK_CONFIRM_MS && capture.exchanges(FOLWR_RULE).length === 0) throwBlock(block);
+    }
+    await capture.nextChange(BLOCK_POLL_MS, signal);
+    nav.throwIfAborted();
+  }
+}
+
+function throwBlock(block: BlockKind): never {
+  if (block === "challenge") throw new UpstreamError(DETAIL.challenge, { retryable: true, reason: "challenge" });
+  throw new UpstreamError(DETAIL.login, { retryable: false, reason: "login_wall" });
 }
 
 /** Opens the page; a network failure is Google being unreachable, not an internal error. */
@@ -97,8 +134,13 @@ async function open(nav: Navigator, signal: AbortSignal, url: string): Promise<v
  */
 async function acceptConsent(nav: Navigator, page: Page): Promise<void> {
   for (let round = 0; round < MAX_CONSENT_ROUNDS; round += 1) {
-    // the interstitial is server-rendered: present at DOM content loaded, so one look suffices
-    const accept = await nav.waitForAnchor(CONSENT_ACCEPT, { what: "consent_accept", timeoutMs: 0, optional: true });
+    // on the consent page the button may still be hydrating; elsewhere the in-page dialog is server-rendered
+    const onConsentPage = CONSENT_URL.test(page.url());
+    const accept = await nav.waitForAnchor(CONSENT_ACCEPT, {
+      what: "consent_accept",
+      timeoutMs: onConsentPage ? CONSENT_BUTTON_TIMEOUT_MS : 0,
+      optional: true,
+    });
     if (accept === null) {
       if (CONSENT_URL.test(page.url())) throw nav.drift("consent_accept_missing", "the consent page shows no accept button");
       return;
@@ -115,23 +157,20 @@ async function acceptConsent(nav: Navigator, page: Page): Promise<void> {
   throw nav.drift("consent_loop", "the consent interstitial came back after accepting it");
 }
 
-/** A challenge or sign-in demand on the page, by positive evidence (a redirect, a CAPTCHA form, a modal over the box). */
-async function blockOnPage(nav: Navigator): Promise<BlockKind | null> {
-  const composer = await nav.waitForAnchor(COMPOSER, { what: "composer", timeoutMs: 0, optional: true });
-  return nav.detectBlock(BLOCK_SIGNATURES, composer);
-}
-
-async function throwIfBlocked(nav: Navigator): Promise<void> {
-  const block = await blockOnPage(nav);
-  if (block === "challenge") throw new UpstreamError(DETAIL.challenge, { retryable: true });
-  if (block === "login_wall") throw new UpstreamError(DETAIL.login, { retryable: false });
+/**
+ * A challenge or sign-in demand on the page, by positive evidence only (a redirect, a CAPTCHA form, a sign-in link in
+ * a dialog). No composer is passed: a modal over the search box is a consent, survey or promo dialog as often as a
+ * wall, and this page's walls carry their own evidence (sheet §5).
+ */
+function blockOnPage(nav: Navigator): Promise<BlockKind | null> {
+  return nav.detectBlock(BLOCK_SIGNATURES, null);
 }
 
 /** Why the page never requested the answer: a block that appeared late, AI Mode unavailable, a shell without tokens. */
 async function explainMissingRequest(nav: Navigator, page: Page, drift: ScraperDriftError): Promise<Error> {
   const block = await blockOnPage(nav).catch(() => null);
-  if (block === "challenge") return new UpstreamError(DETAIL.challenge, { retryable: true, cause: drift });
-  if (block === "login_wall") return new UpstreamError(DETAIL.login, { retryable: false, cause: drift });
+  if (block === "challenge") return new UpstreamError(DETAIL.challenge, { retryable: true, cause: drift, reason: "challenge" });
+  if (block === "login_wall") return new UpstreamError(DETAIL.login, { retryable: false, cause: drift, reason: "login_wall" });
   const text = await page.evaluate("document.body ? document.body.innerText : ''").catch(() => "");
   if (typeof text === "string" && UNAVAILABLE_TEXT.test(text))
     return new UpstreamError(DETAIL.unavailable, { retryable: false, cause: drift });

@@ -4,6 +4,7 @@
  * google_ai_mode.md §4; failure signatures: §5. The fragment is read with the platform's HTML parser; provider text
  * never reaches an error `detail` (only its `cause`).
  */
+import { z } from "@hono/zod-openapi";
 import { UnexpectedResultError, UpstreamError, ScraperDriftError } from "../../errors";
 import type { StreamCapture } from "../shared/capture/types";
 import { nodesToMarkdown } from "../shared/decode/html-to-markdown";
@@ -36,11 +37,12 @@ import {
   PANEL_ROOTS,
   READY_TEXT,
   SITES_LABEL,
+  SITES_LABEL_IN_HTML,
   SOURCE_ANCHOR,
   SOURCE_RECORD_COMMENT,
   THINKING_TEXT,
 } from "./selectors";
-import { hostnameOf, isGoogleUrl, redirectTarget, resolveLink, sourceUrl, stripTextFragment } from "./urls";
+import { hostnameOf, isGoogleUrl, resolveLink, sourceUrl } from "./urls";
 
 type Citation = GoogleAiModeAnswer["citations"][number];
 type SearchResult = GoogleAiModeAnswer["search_results"][number];
@@ -54,11 +56,27 @@ export interface AiModeCapture {
    * disclaimer in the DOM): the completion signal when the fragment itself carries none of them.
    */
   pageCompleted: boolean;
+  /**
+   * The entries of the "N sites" panel as the page showed them once opened (navigation's panel.ts), raw; null or absent
+   * when the page had no panel button or was not read (older capture files).
+   */
+  panel?: PanelEntrySnapshot[] | null;
+}
+
+/** One entry of the sources panel as read in the page: its `aria-label`, text and `href`, unchanged. */
+export const PanelEntrySnapshotSchema = z.object({ label: z.string().nullable(), text: z.string(), href: z.string() });
+export type PanelEntrySnapshot = z.infer<typeof PanelEntrySnapshotSchema>;
+
+/** Whether the fragment carries an "N sites" button (as a label or as text), so the page should show one. */
+export function fragmentHasSitesButton(exchange: StreamCapture): boolean {
+  const body = decodeUtf8Chunks(exchange.chunks);
+  return SITES_LABEL_IN_HTML.test(body);
 }
 
 const DETAIL = {
   challenge: "Google answered with its unusual-traffic check (CAPTCHA). Safe to retry, ideally later or from another session.",
   login: "Google asked the browser session to sign in before answering in AI Mode.",
+  rateLimit: "Google AI Mode is rate limiting this session. Safe to retry later.",
   unreachable: "Google could not be reached. Safe to retry.",
   httpError: "Google AI Mode's answer request failed. Safe to retry.",
   truncated: "Google AI Mode's answer ended before it was complete. Safe to retry.",
@@ -81,7 +99,11 @@ const BLOCK_ELEMENTS = new Set(["div", "p", "footer", "section", "aside"]);
  * - `citations`: citation chips in order of first appearance, each resolved through the `Sv6Kpe` records of its uuid
  *   (title `[0]`, url `[5]`, site name `[4][0]` else the hostname of `[3]`), de-duplicated by url. When no chip
  *   resolves (the comments are absent), the panel's entries stand in, named by their hostname.
- * - `search_results`: every entry of the "N sites" panel, in order, de-duplicated by url.
+ * - `search_results`: every entry of the "N sites" panel, in order, de-duplicated by url: the panel as the page showed
+ *   it once opened when that lists more entries than the fragment (a list built or loaded on opening), else the
+ *   fragment's. Both are read with the same rules (title from `aria-label`, url normalised by `sourceUrl`).
+ * - One URL rule for every field (`sourceUrl`: `/url?q=` unwrapped, `#:~:text=` removed): citations, search results
+ *   and the links of `result_markdown`.
  * - The answer is complete when the body ended normally and a finished-response marker is in the fragment
  *   (`data-complete="true"`, the feedback buttons, the disclaimer or the "ready" text) or was seen in the page.
  *
@@ -99,7 +121,7 @@ export function parseAiModeCapture(capture: AiModeCapture): GoogleAiModeAnswer {
   // an answer may well talk about CAPTCHAs: only a page without an answer can be the challenge page
   const challengePage = root === null && isChallengePage(document);
   if (exchange.status !== 200) throw httpFailure(exchange.status, challengePage, cause("non-200 answer"));
-  if (challengePage) throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: cause("challenge page") });
+  if (challengePage) throw new UpstreamError(DETAIL.challenge, { retryable: true, cause: cause("challenge page"), reason: "challenge" });
   if (!exchange.complete) throw new UpstreamError(DETAIL.truncated, { retryable: true, cause: cause("body broke off") });
 
   if (root === null) {
@@ -110,7 +132,7 @@ export function parseAiModeCapture(capture: AiModeCapture): GoogleAiModeAnswer {
     throw new UpstreamError(DETAIL.truncated, { retryable: true, cause: cause("no completion marker") });
   }
 
-  const panel = panelEntries(document, root);
+  const panel = choosePanel(panelEntries(document, root), capture.panel ?? []);
   const citations = citationsOf(citationUuids(root), sourceRecords(document), panel);
 
   cleanAnswer(root);
@@ -129,9 +151,11 @@ export function parseAiModeCapture(capture: AiModeCapture): GoogleAiModeAnswer {
 
 function httpFailure(status: number, challengePage: boolean, cause: Error): UpstreamError {
   if (status === 0) return new UpstreamError(DETAIL.unreachable, { retryable: true, cause });
-  // 429 is Google's "unusual traffic" answer (the /sorry/ page); 403 the same block without the page
-  if (challengePage || status === 429 || status === 403) return new UpstreamError(DETAIL.challenge, { retryable: true, cause });
-  if (status === 401) return new UpstreamError(DETAIL.login, { retryable: false, cause });
+  // the /sorry/ page (any status) is the unusual-traffic check; 403 the same block without the page; a bare 429 is a
+  // rate limit (sheet §5: the challenge is the /sorry/ page with its CAPTCHA form and text)
+  if (challengePage || status === 403) return new UpstreamError(DETAIL.challenge, { retryable: true, cause, reason: "challenge" });
+  if (status === 429) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
+  if (status === 401) return new UpstreamError(DETAIL.login, { retryable: false, cause, reason: "login_wall" });
   return new UpstreamError(DETAIL.httpError, { retryable: true, cause });
 }
 
@@ -213,8 +237,23 @@ function citationsOf(uuids: readonly string[], records: ReadonlyMap<string, unkn
   return panel.map(({ title, url }) => ({ title, url, website_name: hostnameOf(url) ?? url }));
 }
 
-interface PanelEntry extends SearchResult {
-  anchor: Element;
+type PanelEntry = SearchResult;
+
+/** A panel entry from its anchor's parts; null when the href is not a source URL. */
+function panelEntryOf(label: string | null, text: string, href: string): PanelEntry | null {
+  const url = sourceUrl(href);
+  if (url === null) return null;
+  const title = (label ?? "").replace(/\s+/g, " ").trim() || text.replace(/\s+/g, " ").trim() || url;
+  return { title, url };
+}
+
+/** The page's list when it shows more entries than the fragment's (built or loaded on opening), else the fragment's. */
+function choosePanel(fromFragment: readonly PanelEntry[], fromPage: readonly PanelEntrySnapshot[]): PanelEntry[] {
+  const page = uniqueBy(
+    fromPage.map((entry) => panelEntryOf(entry.label, entry.text, entry.href)),
+    (entry) => entry.url,
+  );
+  return page.length > fromFragment.length ? page : [...fromFragment];
 }
 
 /**
@@ -231,12 +270,9 @@ function panelEntries(document: Document, answer: Element): PanelEntry[] {
   const anchors = queryAll(document, SOURCE_ANCHOR).filter((anchor) =>
     roots.size > 0 ? hasAncestorIn(anchor, roots) : !hasAncestorIn(anchor, new Set([answer])),
   );
-  const entries = anchors.map((anchor): PanelEntry | null => {
-    const url = sourceUrl(attributeOf(anchor, "href") ?? "");
-    if (url === null) return null;
-    const title = (attributeOf(anchor, "aria-label") ?? "").replace(/\s+/g, " ").trim() || normalisedText(anchor) || url;
-    return { title, url, anchor };
-  });
+  const entries = anchors.map((anchor) =>
+    panelEntryOf(attributeOf(anchor, "aria-label") ?? null, textOf(anchor), attributeOf(anchor, "href") ?? ""),
+  );
   return uniqueBy(entries, (entry) => entry.url);
 }
 
@@ -295,23 +331,22 @@ function removeWithin(root: Element, elements: readonly Element[]): void {
   for (const element of elements) if (element !== root && hasAncestorIn(element, new Set([root]))) removeNode(element);
 }
 
-/** `/url?q=` links point at their target; links to Google's own pages become their text; text fragments go. */
+/**
+ * A link keeps the URL `sourceUrl` gives it (the rule of citations and search results: `/url?q=` unwrapped, text
+ * fragment removed); a link to Google's own pages, or to nothing usable, becomes its text. Other schemes (mailto:)
+ * stay as written.
+ */
 function rewriteLink(link: Element): void {
   const href = attributeOf(link, "href") ?? "";
   const resolved = resolveLink(href);
   if (resolved === null) return;
-  const target = redirectTarget(resolved);
-  if (target !== null) {
-    const unwrapped = sourceUrl(target);
-    if (unwrapped !== null) link.attribs.href = unwrapped;
-    else unwrap(link);
+  const url = sourceUrl(href);
+  const target = url === null ? null : resolveLink(url);
+  if (url !== null && target !== null && !isGoogleUrl(target)) {
+    link.attribs.href = url;
     return;
   }
-  if (isGoogleUrl(resolved)) {
-    unwrap(link);
-    return;
-  }
-  link.attribs.href = stripTextFragment(href.trim());
+  if (url !== null || isGoogleUrl(resolved) || resolved.protocol === "http:" || resolved.protocol === "https:") unwrap(link);
 }
 
 /** Replaces an element by its children. */

@@ -34,7 +34,7 @@ const DEFAULT_ANCHOR_TIMEOUT_MS = 20_000;
  * control still missing, before it is believed: longer than a page takes to hydrate on a slow device. A redirect to a
  * challenge or sign-in URL is believed at once.
  */
-const BLOCK_CONFIRM_MS = 6_000;
+export const BLOCK_CONFIRM_MS = 6_000;
 /** How often a wait for an entry control also looks for walls and interruptions. */
 const BLOCK_CHECK_EVERY_MS = 250;
 /** How long typing may take to land in a composer that hydrates, is read-only for a while or ignores some input. */
@@ -103,6 +103,15 @@ export interface FindOptions {
   timeoutMs?: number;
   /** Return null instead of throwing when nothing matches in time. */
   optional?: boolean;
+}
+
+export interface ClickUntilOptions {
+  /** Names the step in the scrape's timings (`click_<what>`). */
+  what: string;
+  /** The whole wait (default 20 s, capped by the deadline). */
+  timeoutMs?: number;
+  /** How long one click's effect may take before the next click (default 1 s). */
+  retryAfterMs?: number;
 }
 
 export interface MenuOptions {
@@ -175,8 +184,12 @@ export interface Navigator {
    * of the wait. Interruptions are dismissed meanwhile. Drift `<what>_missing` when nothing came.
    */
   awaitEntry(query: EntryQuery): Promise<PageElement | BlockKind>;
-  /** Clicks, and clicks again while `effect` has not shown (a control that ignored the click); false when it never did. */
-  clickUntil(target: PageElement, effect: () => Promise<boolean>, options: { what: string; timeoutMs?: number }): Promise<boolean>;
+  /**
+   * Clicks, and clicks again while `effect` has not shown (a control that ignored the click); false when it never did.
+   * `retryAfterMs` (default 1 s) is how long one click's effect may take: longer for a control that toggles what it
+   * opens, so a slow list is not closed again.
+   */
+  clickUntil(target: PageElement, effect: () => Promise<boolean>, options: ClickUntilOptions): Promise<boolean>;
   /**
    * Polls an in-page expression that counts a list's entries until the count is above 0 and unchanged for `quietMs`
    * (lists that arrive in batches); the last count when `timeoutMs` passes first.
@@ -391,12 +404,12 @@ class PageNavigator implements Navigator {
     return timeStep(this.context.page, "click", () => this.clickAt(target));
   }
 
-  async clickUntil(target: PageElement, effect: () => Promise<boolean>, options: { what: string; timeoutMs?: number }): Promise<boolean> {
+  async clickUntil(target: PageElement, effect: () => Promise<boolean>, options: ClickUntilOptions): Promise<boolean> {
     const until = Date.now() + Math.min(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, this.remainingMs());
     return timeStep(this.context.page, `click_${options.what}`, async () => {
       for (;;) {
         await this.clickAt(target);
-        const shown = await this.poll(Math.min(CLICK_EFFECT_MS, Math.max(0, until - Date.now())), async () =>
+        const shown = await this.poll(Math.min(options.retryAfterMs ?? CLICK_EFFECT_MS, Math.max(0, until - Date.now())), async () =>
           (await effect()) ? true : null,
         );
         if (shown === true) return true;
