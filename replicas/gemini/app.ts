@@ -25,6 +25,8 @@ import { type GeminiRequest, readGeminiRequest } from "./request";
 import { pickGeminiScenario } from "./scenarios";
 import { type GeminiStreamFault, midNumberCuts, renderGeminiBody, splitChunksAt } from "./stream";
 import { renderChangedPage } from "../shared/changed-page";
+import { genericVariationTag } from "../shared/page-variation";
+import { drawGeminiVariation, GEMINI_VARIATION_PROFILE, type GeminiWireVariation } from "./variation";
 
 export const GEMINI_PROVIDER_ID = "gemini";
 export const GEMINI_MOUNT_PATH = "/gemini";
@@ -33,6 +35,8 @@ export const STREAM_GENERATE_PATH = "/_/BardChatUi/data/assistant.lamda.BardFron
 const LOGIN_WALL_COOKIE = "replica_gemini_signed_out";
 /** How many issued `at` tokens the replica remembers. */
 const MAX_TOKENS = 500;
+/** Wire variants of the last fuzzed page loads, by the page's `f.sid` (bounded: old pages stop mattering). */
+const MAX_REMEMBERED_PAGES = 64;
 
 const STREAM_FAULTS: readonly FaultName[] = ["malformed_stream", "disconnect", "empty_answer", "rate_limited"];
 function isStreamFault(fault: FaultName | null): fault is GeminiStreamFault {
@@ -77,6 +81,8 @@ class TokenRegistry {
 export function createGeminiApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
   const tokens = new TokenRegistry();
+  /** What the StreamGenerate answers of a fuzzed page play, by the `f.sid` the page was served with. */
+  const wireVariations = new Map<string, GeminiWireVariation>();
 
   app.get("/", (c) => {
     const url = new URL(c.req.url);
@@ -87,6 +93,8 @@ export function createGeminiApp(controller: FaultController): Hono<ReplicaEnv> {
     const url = new URL(c.req.url);
     const language = url.searchParams.get("hl") ?? "en";
     controller.recordPageLoad(GEMINI_PROVIDER_ID);
+    // page fuzzing (variation.ts): one draw per page load, null when off
+    const draw = controller.drawVariation(GEMINI_PROVIDER_ID);
     if (controller.takeChangedPage(GEMINI_PROVIDER_ID)) return c.html(renderChangedPage("Gemini"));
     const plan = controller.takeFault(GEMINI_PROVIDER_ID, (fault) => fault === "login_wall" || fault === "challenge");
     c.header("cache-control", "no-cache, no-store, max-age=0, must-revalidate");
@@ -96,18 +104,29 @@ export function createGeminiApp(controller: FaultController): Hono<ReplicaEnv> {
     }
     if (plan.fault === "login_wall") {
       setCookie(c, LOGIN_WALL_COOKIE, "1", { path: GEMINI_MOUNT_PATH, httpOnly: true, sameSite: "Lax" });
-      return c.html(renderSignInPage(language));
+      return c.html(renderSignInPage(language, genericVariationTag(draw, GEMINI_VARIATION_PROFILE)));
     }
     if (getCookie(c, LOGIN_WALL_COOKIE) !== undefined) deleteCookie(c, LOGIN_WALL_COOKIE, { path: GEMINI_MOUNT_PATH });
-    const layout = controller.layoutOf(GEMINI_PROVIDER_ID);
+    const configured = controller.layoutOf(GEMINI_PROVIDER_ID);
+    const layout = isGeminiLayout(configured) ? configured : "side-panel";
     const sessionId = String(-Math.floor(1e18 * Math.random()));
+    if (draw === null) {
+      return c.html(renderGeminiAppPage({ layout, language, token: tokens.issue(), sessionId, basePath: GEMINI_MOUNT_PATH }));
+    }
+    const drawn = drawGeminiVariation(draw, layout);
+    wireVariations.set(sessionId, drawn.wire);
+    if (wireVariations.size > MAX_REMEMBERED_PAGES) {
+      const oldest = wireVariations.keys().next().value;
+      if (oldest !== undefined) wireVariations.delete(oldest);
+    }
     return c.html(
       renderGeminiAppPage({
-        layout: isGeminiLayout(layout) ? layout : "side-panel",
+        layout: drawn.layout,
         language,
         token: tokens.issue(),
         sessionId,
         basePath: GEMINI_MOUNT_PATH,
+        variation: { gemini: drawn.page, genericTag: genericVariationTag(draw, GEMINI_VARIATION_PROFILE) },
       }),
     );
   };
@@ -156,14 +175,21 @@ export function createGeminiApp(controller: FaultController): Hono<ReplicaEnv> {
     if (plan.fault === "login_wall") return c.html(renderGoogleErrorPage(401, "Unauthorized"), 401);
     if (plan.fault === "http_error") return c.html(renderGoogleErrorPage(500, "Server Error"), 500);
     // `slow` is a normal answer with the slow pacing already in `plan.pacing`.
-    return streamAnswer(c, reading.request, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs);
+    const wire = wireVariations.get(reading.request.query.fSid);
+    return streamAnswer(c, reading.request, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs, wire);
   });
 
   return app;
 }
 
-function streamAnswer(c: Context<ReplicaEnv>, request: GeminiRequest, fault: GeminiStreamFault | null, chunkMs: number): Response {
-  const body = renderGeminiBody(pickGeminiScenario(request.prompt), { language: request.language }, fault);
+function streamAnswer(
+  c: Context<ReplicaEnv>,
+  request: GeminiRequest,
+  fault: GeminiStreamFault | null,
+  chunkMs: number,
+  wire: GeminiWireVariation | undefined,
+): Response {
+  const body = renderGeminiBody(pickGeminiScenario(request.prompt), { language: request.language }, fault, wire);
   const chunks = splitChunksAt(splitIntoChunks(body.bytes), midNumberCuts(body.bytes));
   const stream = pacedBody(chunks, {
     chunkMs,

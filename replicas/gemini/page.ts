@@ -18,9 +18,12 @@
  */
 import { readFileSync } from "node:fs";
 import { GEMINI_PICKER_MODE, type GeminiLayout } from "./layouts";
+import type { GeminiPageVariation } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/gemini-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("gemini-page.js must not contain a closing script tag");
+const VARIATION_SCRIPT = readFileSync(new URL("./client/gemini-variation.js", import.meta.url), "utf8");
+if (VARIATION_SCRIPT.includes("</script")) throw new Error("gemini-variation.js must not contain a closing script tag");
 
 /** Build label of the replica's "server" (`cfb2h`), sent back as `bl`. */
 export const GEMINI_BUILD_LABEL = "boq_assistant-bard-web-server_20261115.07_p0";
@@ -122,6 +125,18 @@ export interface GeminiAppPageOptions {
   sessionId: string;
   /** Path of the site root below the replica server (the mount path), without trailing slash. */
   basePath: string;
+  /** A fuzzed page load (variation.ts): Gemini's own variation and the generic tag; absent = the page as always. */
+  variation?: { gemini: GeminiPageVariation; genericTag: string };
+}
+
+/**
+ * The scripts of a fuzzed page, after the page's own module script: Gemini's own variation first (it reads the cards
+ * and labels the page rendered before the generic decoration restyles them), then the generic one. Both run as module
+ * scripts so that they run after the page script (an inline classic script would run before it).
+ */
+export function variationScripts(variation: { gemini: GeminiPageVariation; genericTag: string }): string {
+  const gemini = `<script type="module">(${VARIATION_SCRIPT.trim()})(${scriptJson(variation.gemini)});</script>`;
+  return `\n${gemini}${variation.genericTag.replace(/^<script>/, '<script type="module">')}`;
 }
 
 function modeItems(layout: GeminiLayout): string {
@@ -209,13 +224,13 @@ export function renderGeminiAppPage(options: GeminiAppPageOptions): string {
   <div class="cdk-overlay-container"></div>
 </chat-app>
 <script type="module">const LAYOUT = ${scriptJson(layoutConfig)};
-${CLIENT_SCRIPT}</script>
+${CLIENT_SCRIPT}</script>${options.variation === undefined ? "" : variationScripts(options.variation)}
 </body>
 </html>`;
 }
 
 /** The signed-out landing page served instead of the app (login wall): Sign in controls and no composer. */
-export function renderSignInPage(language: string): string {
+export function renderSignInPage(language: string, genericTag = ""): string {
   return `<!DOCTYPE html>
 <html lang="${escapeHtml(language)}" dir="ltr">
 <head><meta charset="utf-8"><title>Gemini - chat to supercharge your ideas</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
@@ -229,7 +244,7 @@ export function renderSignInPage(language: string): string {
     <p>Sign in to start chatting with Gemini.</p>
     <button type="button" class="sign-in-button" aria-label="Sign in">Sign in</button>
   </main>
-</chat-app>
+</chat-app>${genericTag}
 </body>
 </html>`;
 }

@@ -22,6 +22,7 @@
  * | `trailing-error`     | an error envelope (1096) after the complete candidate: not a failure                           |
  * | `wrong-lengths`      | two frames whose length prefix is off (one too long, one too short)                            |
  * | `with-drafts`        | two extra draft candidates after the chosen one                                                |
+ * | `inline-links`       | markdown links through a Google redirect and with a text fragment (normalised in the markdown) |
  * | `error-1013` …       | error frames 1013, 1037, 1050, 1060, 1152 instead of an answer                                  |
  * | `invalid-response`   | `[["wrb.fr",null,null,null,null,[8]]]` ("Invalid response")                                      |
  * | `trailers-only`      | nothing but the trailer frames                                                                  |
@@ -57,6 +58,12 @@ export interface GeminiScenario {
   trigger: string | null;
   /** The answer markdown (the expected `result_markdown`), with citation markers `⟦key,key⟧`. */
   answer: string;
+  /**
+   * The expected `result`, written by hand (gemini.md §4: the DOM answer text without chips), in the project's plain
+   * text conventions (docs/providers.md: blocks separated by a blank line, list markers kept, table rows with tab
+   * separated cells, code without fences); "" for scenarios that do not answer.
+   */
+  plainText: string;
   /** What the text field carries when it differs from the clean answer (artifacts a scraper must strip); null = the answer. */
   wireText: string | null;
   /** Text the in-progress frames are prefixes of, when the final frame rewrites it; null = prefixes of the final text. */
@@ -92,7 +99,10 @@ export interface GeminiScenario {
 /** The model display name the replica reports (gemini.md §3, e.g. "3.6 Flash"). */
 export const GEMINI_MODEL_NAME = "3.6 Flash";
 
-const BASE: Omit<GeminiScenario, "id" | "trigger" | "answer" | "conversationId" | "responseId" | "candidateId" | "contextId"> = {
+const BASE: Omit<
+  GeminiScenario,
+  "id" | "trigger" | "answer" | "plainText" | "conversationId" | "responseId" | "candidateId" | "contextId"
+> = {
   wireText: null,
   streamingText: null,
   cardContent: false,
@@ -147,6 +157,14 @@ function defaultScenario(prompt: string): GeminiScenario {
       "- It has **bold** text and a list.",
       "- It cites two sources.",
     ].join("\n"),
+    plainText: [
+      `You asked: "${prompt}".`,
+      "",
+      "This is the replica's default answer. Paris is the capital and largest city of France. The Eiffel Tower was completed in 1889.",
+      "",
+      "- It has bold text and a list.",
+      "- It cites two sources.",
+    ].join("\n"),
     sources: [WIKIPEDIA_PARIS, BRITANNICA_EIFFEL],
     highlights: {
       wikipedia: ["Paris is the capital and largest city of France."],
@@ -169,6 +187,16 @@ const MANY_CITATIONS: GeminiScenario = {
     "- Utility-scale plants dominate in the US.⟦eia⟧ Storage is often added.⟦eia⟧",
     "",
     "> Solar is now the cheapest electricity in history, according to the *IEA*.⟦iea⟧",
+  ].join("\n"),
+  plainText: [
+    "Solar power in 2026",
+    "",
+    "Solar panels convert sunlight into electricity and now supply a growing share of the grid. Costs fell by about 90% in a decade.",
+    "",
+    "- Rooftop systems are common in Germany.",
+    "- Utility-scale plants dominate in the US. Storage is often added.",
+    "",
+    "Solar is now the cheapest electricity in history, according to the IEA.",
   ].join("\n"),
   sources: [
     {
@@ -236,6 +264,16 @@ const TABLE_CITATIONS: GeminiScenario = {
     "",
     "All figures are equatorial diameters.",
   ].join("\n"),
+  plainText: [
+    "Here is a comparison of the three largest planets.",
+    "",
+    "Planet\tDiameter (km)\tNotes",
+    "Jupiter\t139,820\tLargest planet",
+    "Saturn\t116,460\tFamous rings",
+    "Uranus\t50,724\tRotates on its side",
+    "",
+    "All figures are equatorial diameters.",
+  ].join("\n"),
   sources: [
     {
       key: "nasa",
@@ -273,6 +311,14 @@ const NO_CITATIONS: GeminiScenario = {
     "",
     "It uses *slicing* with a step of `-1`.",
   ].join("\n"),
+  plainText: [
+    "Here is a small Python function that reverses a string:",
+    "",
+    "def reverse(text: str) -> str:",
+    "    return text[::-1]",
+    "",
+    "It uses slicing with a step of -1.",
+  ].join("\n"),
 };
 
 const CARD_CONTENT: GeminiScenario = {
@@ -289,6 +335,14 @@ const CARD_CONTENT: GeminiScenario = {
     "",
     "Take an umbrella in the morning.",
   ].join("\n"),
+  plainText: [
+    "Weather in Berlin",
+    "",
+    "- Today: 14 °C, light rain",
+    "- Tomorrow: 17 °C, sunny intervals",
+    "",
+    "Take an umbrella in the morning.",
+  ].join("\n"),
 };
 
 const WITH_THOUGHTS: GeminiScenario = {
@@ -298,6 +352,7 @@ const WITH_THOUGHTS: GeminiScenario = {
   trigger: "with-thoughts",
   thoughts: "**Weighing the options**\n\nTHOUGHT-SECRET: the user wants a short comparison. I should compare tea and coffee by caffeine.",
   answer: "Coffee has roughly twice as much caffeine as black tea per cup (about 95 mg against 47 mg).",
+  plainText: "Coffee has roughly twice as much caffeine as black tea per cup (about 95 mg against 47 mg).",
 };
 
 const UNICODE_ASTRAL: GeminiScenario = {
@@ -309,6 +364,13 @@ const UNICODE_ASTRAL: GeminiScenario = {
     "Emoji 🚀🔥 and flags 🇫🇷🇯🇵 take two UTF-16 units per code point; a family 👨‍👩‍👧‍👦 takes eleven.⟦unicode⟧",
     "",
     "東京は日本の首都です。人口は約1400万人です。⟦tokyo⟧",
+    "",
+    "Math letters 𝔸𝔹ℂ and 𝒳 live outside the BMP too; combining marks: é (e + ́).",
+  ].join("\n"),
+  plainText: [
+    "Emoji 🚀🔥 and flags 🇫🇷🇯🇵 take two UTF-16 units per code point; a family 👨‍👩‍👧‍👦 takes eleven.",
+    "",
+    "東京は日本の首都です。人口は約1400万人です。",
     "",
     "Math letters 𝔸𝔹ℂ and 𝒳 live outside the BMP too; combining marks: é (e + ́).",
   ].join("\n"),
@@ -341,6 +403,7 @@ const LATE_CITATIONS: GeminiScenario = {
   trigger: "late-citations",
   citationDelayMs: 2000,
   answer: "The Great Wall of China is about 21,196 km long.⟦unesco⟧ It was built over many dynasties.⟦history⟧",
+  plainText: "The Great Wall of China is about 21,196 km long. It was built over many dynasties.",
   sources: [
     {
       key: "unesco",
@@ -365,10 +428,12 @@ const LATE_CITATIONS: GeminiScenario = {
 
 const LONG_SECTIONS = 45;
 
-function longAnswer(): { answer: string; sources: GeminiSource[]; highlights: Record<string, string[]> } {
+function longAnswer(): { answer: string; plainText: string; sources: GeminiSource[]; highlights: Record<string, string[]> } {
   const sources: GeminiSource[] = [];
   const highlights: Record<string, string[]> = {};
   const sections: string[] = ["# A long report on European rivers", ""];
+  // the same report as plain text, written along (blocks separated by a blank line, table cells by tabs, no fences)
+  const plain: string[] = ["A long report on European rivers"];
   for (let section = 1; section <= LONG_SECTIONS; section += 1) {
     const key = `river${section}`;
     sources.push({
@@ -401,9 +466,27 @@ function longAnswer(): { answer: string; sources: GeminiSource[]; highlights: Re
       "```",
       "",
     );
+    plain.push(
+      `Section ${section}: observations`,
+      `${sentence} The water quality in this stretch was rated good in ${2000 + section} and stayed stable afterwards. ` +
+        "Sediment samples were collected at regular intervals, dried, weighed and compared with the reference values of the " +
+        "previous decade, which showed a slow but steady improvement in most tributaries and a few local setbacks after floods.",
+      [
+        `- Temperature: ${10 + (section % 9)} °C on average`,
+        `- Flow: ${120 + section * 11} m³/s in spring`,
+        `- Species counted: ${40 + section}`,
+      ].join("\n"),
+      [
+        "Station\tNitrate (mg/l)\tPhosphate (mg/l)",
+        `Upstream ${section}\t${(1.2 + section / 10).toFixed(2)}\t${(0.05 + section / 1000).toFixed(3)}`,
+        `Downstream ${section}\t${(2.4 + section / 10).toFixed(2)}\t${(0.09 + section / 1000).toFixed(3)}`,
+      ].join("\n"),
+      `station=${section} samples=${section * 12} status=ok`,
+    );
   }
   sections.push("That concludes the report.");
-  return { answer: sections.join("\n"), sources, highlights };
+  plain.push("That concludes the report.");
+  return { answer: sections.join("\n"), plainText: plain.join("\n\n"), sources, highlights };
 }
 
 const LONG = longAnswer();
@@ -415,6 +498,7 @@ const LONG_ANSWER: GeminiScenario = {
   trigger: "long-answer",
   progressFrames: 10,
   answer: LONG.answer,
+  plainText: LONG.plainText,
   sources: LONG.sources,
   highlights: LONG.highlights,
 };
@@ -433,6 +517,9 @@ const TEXT_ARTIFACTS: GeminiScenario = {
     "a -> b",
     "```",
   ].join("\n"),
+  plainText: ["Here is the diagram you asked for.", "", "The formula is 2 * 3 = 6, and the picture is described below.", "", "a -> b"].join(
+    "\n",
+  ),
   wireText: [
     "Here is the diagram you asked for.",
     "",
@@ -461,6 +548,7 @@ const NO_MODEL_NAME: GeminiScenario = {
   trigger: "no-model-name",
   modelName: null,
   answer: "The speed of light in vacuum is exactly 299,792,458 m/s.⟦bipm⟧",
+  plainText: "The speed of light in vacuum is exactly 299,792,458 m/s.",
   sources: [
     {
       key: "bipm",
@@ -480,6 +568,7 @@ const TRAILING_ERROR: GeminiScenario = {
   trigger: "trailing-error",
   trailingErrorCode: 1096,
   answer: "Mount Everest is 8,849 m high.",
+  plainText: "Mount Everest is 8,849 m high.",
 };
 
 const WRONG_LENGTHS: GeminiScenario = {
@@ -492,6 +581,7 @@ const WRONG_LENGTHS: GeminiScenario = {
     [3, -2],
   ],
   answer: "Honey never spoils: archaeologists have found edible honey in ancient Egyptian tombs. 🍯",
+  plainText: "Honey never spoils: archaeologists have found edible honey in ancient Egyptian tombs. 🍯",
 };
 
 const WITH_DRAFTS: GeminiScenario = {
@@ -501,10 +591,32 @@ const WITH_DRAFTS: GeminiScenario = {
   trigger: "with-drafts",
   drafts: ["DRAFT-TWO-SECRET: a second draft the page does not show.", "DRAFT-THREE-SECRET: a third draft."],
   answer: "The chosen draft: water boils at 100 °C at sea level.",
+  plainText: "The chosen draft: water boils at 100 °C at sea level.",
+};
+
+const INLINE_LINKS: GeminiScenario = {
+  ...BASE,
+  ...ids("11e1a5c0ffee0042"),
+  id: "inline-links",
+  trigger: "inline-links",
+  // DESIGN.md "URLs we return": one normalisation in every field, so the markdown's links read as citation URLs do
+  answer: "Read the [overview](https://example.com/guide) and the [details](https://example.com/details) before you start.",
+  plainText: "Read the overview and the details before you start.",
+  wireText:
+    "Read the [overview](https://www.google.com/url?q=https://example.com/guide&sa=D&source=gemini) and the [details](https://example.com/details#:~:text=exact%20words) before you start.",
 };
 
 function errorScenario(id: string, error: GeminiStreamError): GeminiScenario {
-  return { ...BASE, ...ids(`e770${id.replace(/[^0-9a-z]/g, "").slice(-12)}`), id, trigger: id, answer: "", modelName: null, error };
+  return {
+    ...BASE,
+    ...ids(`e770${id.replace(/[^0-9a-z]/g, "").slice(-12)}`),
+    id,
+    trigger: id,
+    answer: "",
+    plainText: "",
+    modelName: null,
+    error,
+  };
 }
 
 /** Error codes of gemini.md §5 that the replica can send as a scenario (`error-<code>`). */
@@ -524,6 +636,7 @@ export const GEMINI_SCENARIOS: readonly GeminiScenario[] = [
   TRAILING_ERROR,
   WRONG_LENGTHS,
   WITH_DRAFTS,
+  INLINE_LINKS,
   ...GEMINI_ERROR_CODES.map((code) => errorScenario(`error-${code}`, { kind: "bard-error", code })),
   errorScenario("invalid-response", { kind: "invalid-response" }),
   errorScenario("trailers-only", { kind: "trailers-only" }),

@@ -6,6 +6,7 @@
  * bytes the replica sends.
  */
 import { type GeminiScenario, splitCitationMarkers } from "./scenarios";
+import { type GeminiWireVariation, NO_GEMINI_WIRE_VARIATION } from "./variation";
 
 export const XSSI_PREFIX = ")]}'\n\n";
 /** The `BardErrorInfo` type URL of error envelopes. */
@@ -99,7 +100,7 @@ function ids(scenario: GeminiScenario): [string, string] {
 }
 
 /** The data frames of a normal answer: metadata, cumulative progress frames, the final frame. */
-function answerFrames(scenario: GeminiScenario, request: GeminiRequestEcho): GeminiFrame[] {
+function answerFrames(scenario: GeminiScenario, request: GeminiRequestEcho, wire: GeminiWireVariation): GeminiFrame[] {
   const skew = new Map(scenario.lengthSkews.map(([index, delta]) => [index, delta]));
   const frames: GeminiFrame[] = [dataFrame("metadata", [null, ids(scenario), { "18": scenario.responseId, "44": false }])];
   const finalText = finalWireText(scenario);
@@ -120,12 +121,14 @@ function answerFrames(scenario: GeminiScenario, request: GeminiRequestEcho): Gem
     null,
     [2],
   ]);
-  const inner: unknown[] = Array.from({ length: FINAL_INNER_LENGTH }, () => null);
+  // a fuzzed page's answers may carry the model name at another index near the end (gemini.md §3: unverified)
+  const modelIndex = wire.modelNameIndex === NO_GEMINI_WIRE_VARIATION.modelNameIndex ? MODEL_NAME_INDEX : wire.modelNameIndex;
+  const inner: unknown[] = Array.from({ length: Math.max(FINAL_INNER_LENGTH, modelIndex + 2) }, () => null);
   inner[1] = ids(scenario);
   inner[4] = [finalCandidate, ...drafts];
   inner[25] = scenario.contextId;
   inner[27] = [[[null, null, null, [...ANSWER_TIMESTAMP]]]];
-  if (scenario.modelName !== null) inner[MODEL_NAME_INDEX] = scenario.modelName;
+  if (scenario.modelName !== null) inner[modelIndex] = scenario.modelName;
   frames.push(dataFrame("final", inner, skew.get(frames.length) ?? 0));
   return frames;
 }
@@ -155,12 +158,17 @@ export function serializeFrames(frames: readonly GeminiFrame[]): string {
   return frames.map((f) => `${f.length}\n${f.json}\n`).join("");
 }
 
-/** Every frame of one exchange without faults, in order. */
-export function buildGeminiFrames(scenario: GeminiScenario, request: GeminiRequestEcho): GeminiFrame[] {
+/** Every frame of one exchange without faults, in order (`wire`: what a fuzzed page's answers play, variation.ts). */
+export function buildGeminiFrames(
+  scenario: GeminiScenario,
+  request: GeminiRequestEcho,
+  wire: GeminiWireVariation = NO_GEMINI_WIRE_VARIATION,
+): GeminiFrame[] {
   let frames: GeminiFrame[];
   if (scenario.error === null) {
-    frames = answerFrames(scenario, request);
-    if (scenario.trailingErrorCode !== null) frames.push(errorEnvelopeFrame(scenario.trailingErrorCode, "trailing-error"));
+    frames = answerFrames(scenario, request, wire);
+    const trailingCode = scenario.trailingErrorCode ?? (wire.trailingError1096 ? 1096 : null);
+    if (trailingCode !== null) frames.push(errorEnvelopeFrame(trailingCode, "trailing-error"));
   } else if (scenario.error.kind === "bard-error") {
     frames = [errorEnvelopeFrame(scenario.error.code)];
   } else if (scenario.error.kind === "invalid-response") {
@@ -191,7 +199,12 @@ export const RATE_LIMIT_ERROR_CODE = 1037;
  * half of the next frame, then the connection is cut. `empty_answer`: the "Invalid response" frame and the trailers.
  * `rate_limited`: the error 1037 frame and the trailers.
  */
-export function renderGeminiBody(scenario: GeminiScenario, request: GeminiRequestEcho, fault: GeminiStreamFault | null): GeminiBody {
+export function renderGeminiBody(
+  scenario: GeminiScenario,
+  request: GeminiRequestEcho,
+  fault: GeminiStreamFault | null,
+  wire: GeminiWireVariation = NO_GEMINI_WIRE_VARIATION,
+): GeminiBody {
   if (fault === "empty_answer") {
     return { bytes: encoder.encode(XSSI_PREFIX + serializeFrames(withTrailers([invalidResponseFrame()]))), ending: "eof" };
   }
@@ -201,7 +214,7 @@ export function renderGeminiBody(scenario: GeminiScenario, request: GeminiReques
       ending: "eof",
     };
   }
-  const frames = buildGeminiFrames(scenario, request);
+  const frames = buildGeminiFrames(scenario, request, wire);
   if (fault === null) return { bytes: encoder.encode(XSSI_PREFIX + serializeFrames(frames)), ending: "eof" };
 
   const data = frames.filter((f) => f.kind === "metadata" || f.kind === "progress");

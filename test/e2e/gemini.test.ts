@@ -6,12 +6,12 @@
 import { env } from "cloudflare:workers";
 import type { z } from "@hono/zod-openapi";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { GEMINI_LAYOUTS, GEMINI_PICKER_MODE } from "../../replicas/gemini/layouts";
-import { type GeminiScenario, pickGeminiScenario, splitCitationMarkers } from "../../replicas/gemini/scenarios";
+import { GEMINI_LAYOUTS } from "../../replicas/gemini/layouts";
+import { type GeminiScenario, pickGeminiScenario } from "../../replicas/gemini/scenarios";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { GeminiAnswerSchema } from "../../src/scrapers/gemini/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
+import { expectedGeminiFields, GEMINI_ORACLE_PROMPTS, geminiOracle } from "../support/oracles/gemini";
 import {
   api,
   balanceOf,
@@ -22,6 +22,7 @@ import {
   replicaRequests,
   type TestAccount,
 } from "../integration/helpers";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";
 
 type GeminiFields = z.infer<typeof GeminiAnswerSchema>;
@@ -40,39 +41,18 @@ afterEach(async () => {
 async function scrape(
   params: Record<string, string>,
   apiKey = account.apiKey,
-): Promise<{ status: number; body: GeminiResponse & { detail?: string }; headers: Headers }> {
+): Promise<{ status: number; body: GeminiResponse & { detail?: string; code?: string }; headers: Headers }> {
   const response = await api(`/scrapers/${PROVIDER}?${query(params)}`, { apiKey });
-  return { status: response.status, body: await response.json<GeminiResponse & { detail?: string }>(), headers: response.headers };
-}
-
-/** DESIGN.md "URLs we return": Google's /url?q= redirect unwrapped, #:~:text= fragments removed. */
-function expectedUrl(url: string): string {
-  const redirect = /^https:\/\/www\.google\.com\/url\?q=([^&]+)/.exec(url);
-  const target = redirect?.[1] !== undefined ? decodeURIComponent(redirect[1]) : url;
-  return target.replace(/#:~:text=.*$/, "");
-}
-
-/** gemini.md §4 applied to the scenario the replica renders. */
-function expectedFields(scenario: GeminiScenario): GeminiFields {
-  const { text, points } = splitCitationMarkers(scenario.answer);
-  const order: string[] = [];
-  for (const point of points) for (const key of point.keys) if (!order.includes(key)) order.push(key);
   return {
-    result: markdownToPlainText(text),
-    result_markdown: text,
-    citations: order.map((key) => {
-      const source = scenario.sources.find((candidate) => candidate.key === key);
-      if (source === undefined) throw new Error(`scenario ${scenario.id} cites unknown source ${key}`);
-      return {
-        title: source.title,
-        url: expectedUrl(source.url),
-        snippet: source.snippet,
-        website_name: source.site,
-        highlights: [...(scenario.highlights[key] ?? [])],
-      };
-    }),
-    llm_model: scenario.modelName ?? GEMINI_PICKER_MODE,
+    status: response.status,
+    body: await response.json<GeminiResponse & { detail?: string; code?: string }>(),
+    headers: response.headers,
   };
+}
+
+/** gemini.md §4 applied to the scenario the replica renders, by the oracle (written from the scenario, not the parser). */
+function expectedFields(scenario: GeminiScenario): Record<string, unknown> {
+  return expectedGeminiFields(scenario);
 }
 
 function expectCompleteResponse(body: GeminiResponse, prompt: string, country = "US"): void {
@@ -96,23 +76,7 @@ async function lastStreamRequest(): Promise<Record<string, unknown>> {
 }
 
 describe("gemini scenarios through real Chromium", () => {
-  const prompts = [
-    "Who designed the Eiffel Tower?",
-    "many-citations: what is new in solar power?",
-    "table-citations for the largest planets",
-    "no-citations: reverse a string in Python",
-    "card-content: weather in Berlin",
-    "with-thoughts: tea or coffee?",
-    "unicode-astral 🚀 check",
-    "late-citations about the Great Wall",
-    "long-answer about rivers",
-    "text-artifacts diagram",
-    "no-model-name: speed of light",
-    "trailing-error: how high is Everest?",
-    "wrong-lengths: does honey spoil?",
-    "with-drafts: boiling point",
-  ];
-  for (const prompt of prompts) {
+  for (const prompt of GEMINI_ORACLE_PROMPTS.filter((prompt) => !prompt.startsWith("Famous Paris"))) {
     const scenario = pickGeminiScenario(prompt);
     it(`${scenario.id}: every field exact, prompt and language verified on the wire`, async () => {
       const { status, body } = await scrape({ prompt, bypass_cache: "true" });
@@ -129,15 +93,17 @@ describe("gemini scenarios through real Chromium", () => {
 
   it("the sheet's error frames map to client-safe failures", async () => {
     const own = await createTestAccount(9);
-    const cases: Array<[string, number, RegExp]> = [
-      ["error-1013 please", 502, /temporary/i],
-      ["error-1060 please", 502, /region/i],
-      ["error-1152 please", 502, /rate limit|CAPTCHA/i],
-      ["invalid-response please", 500, /empty/i],
+    // gemini.md §5: 1013 temporary → http_error, 1060 → challenge, 1152 → rate_limited, [8] → empty_answer
+    const cases: Array<[string, number, string, RegExp]> = [
+      ["error-1013 please", 502, "upstream_error", /temporary/i],
+      ["error-1060 please", 502, "provider_challenge", /region/i],
+      ["error-1152 please", 502, "provider_rate_limited", /rate limit|CAPTCHA/i],
+      ["invalid-response please", 500, "unexpected_result", /empty/i],
     ];
-    for (const [prompt, status, detail] of cases) {
+    for (const [prompt, status, code, detail] of cases) {
       const result = await scrape({ prompt, bypass_cache: "true" }, own.apiKey);
       expect(result.status, prompt).toBe(status);
+      expect(result.body.code, prompt).toBe(code);
       expect(result.body.detail, prompt).toMatch(detail);
       expect(result.body.detail).not.toMatch(/BardErrorInfo|\b1\d{3}\b/);
     }
@@ -238,3 +204,5 @@ describe("provider origin", () => {
 });
 
 describeProviderContract({ provider: PROVIDER, prompt: "What is the capital of France?", drift: { code: "gemini.composer_missing" } });
+
+describeFuzzedPages({ oracle: geminiOracle, seeds: CI_SEEDS });

@@ -3,6 +3,7 @@
  * requires, byte-exact length-prefixed framing with UTF-16 lengths, deterministic scenarios, every fault, both layouts,
  * and the page driven by real Chromium. Runs in Node; the browser part is skipped when Debian's Chromium is missing.
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ControlState } from "../../replicas/control";
@@ -17,7 +18,10 @@ import {
   splitChunksAt,
   XSSI_PREFIX,
 } from "../../replicas/gemini/stream";
+import { renderGeminiAppPage } from "../../replicas/gemini/page";
+import { drawGeminiVariation, NO_GEMINI_WIRE_VARIATION } from "../../replicas/gemini/variation";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
+import { VARIATION_CLASSES, type VariationClass, VariationDraw } from "../../replicas/shared/variation";
 import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
 import { concat, readChunks } from "../support/byte-streams";
 
@@ -489,6 +493,114 @@ describe("pages and layouts", () => {
     });
     expect(response.status).toBe(200);
     await expect(response.text()).rejects.toThrow();
+  });
+});
+
+describe("page fuzzing (issue 29)", () => {
+  /** sha256 of /app as rendered before page fuzzing existed, per layout and language (fixed token and f.sid). */
+  const UNFUZZED_PAGES: Record<string, string> = {
+    "side-panel en": "e60d2f5288a2bc8c18f5c5f114536ae83b66f6edb92adceee89a5264df2ae729",
+    "side-panel de": "86406f73ff3e7eee50df258fd1be830597962cf9a37c770206c4f452d4fe8b90",
+    "sources-list en": "e125227c72fe5f85417ca99a8deee3aa8f6eab878872c6dbdc46672c2f38b3dd",
+    "sources-list de": "968dc598b46b35ac46b79eb3f3a9ce4bfa172ba0eab0b63bf4167289205655f3",
+    "chip-dialog en": "f6683d9478ccdab99a269aa1e47a397b154616b8f197f466d80575bfcf0385cf",
+    "chip-dialog de": "aa937ec9a1ffb60f2fe678f1de2d2654a816f126976114e22b89b6ce27d8e02e",
+  };
+
+  /** The page without what differs per load by design (the `at` token and `f.sid`). */
+  const stable = (html: string): string => html.replace(/"SNlM0e":"[^"]*"/, '"SNlM0e":""').replace(/"FdrFJe":"[^"]*"/, '"FdrFJe":""');
+
+  it("with fuzzing off, /app is byte-identical to the page before fuzzing existed", async () => {
+    for (const layout of GEMINI_LAYOUTS) {
+      for (const language of ["en", "de"]) {
+        const html = renderGeminiAppPage({ layout, language, token: "AJvLN6token:1", sessionId: "-123", basePath: "/gemini" });
+        expect(createHash("sha256").update(html).digest("hex"), `${layout} ${language}`).toBe(UNFUZZED_PAGES[`${layout} ${language}`]);
+      }
+    }
+    const served = await openApp("?hl=en");
+    expect(served.html).not.toContain("applyPageVariation");
+    expect(served.html).not.toContain("applyGeminiVariation");
+    expect((await state()).variation).toBeNull();
+  });
+
+  it("the same seed draws the same pages, page load by page load; the draws are recorded per class", async () => {
+    const loads = async (seed: number): Promise<string[]> => {
+      await control("variation", { provider: "gemini", seed });
+      const pages: string[] = [];
+      for (let index = 0; index < 4; index += 1) pages.push(stable((await openApp("?hl=en")).html));
+      return pages;
+    };
+    const first = await loads(11);
+    const again = await loads(11);
+    expect(again).toEqual(first);
+    expect(first.every((html) => html.includes("applyPageVariation") && html.includes("applyGeminiVariation"))).toBe(true);
+    const other = await loads(12);
+    expect(other).not.toEqual(first);
+    const variation = (await state()).variation;
+    expect(variation?.seed).toBe(12);
+    expect(variation?.draws.length).toBe(4);
+    expect(variation?.draws.some((draw) => Object.keys(draw.applied).length > 0)).toBe(true);
+    await control("variation", { provider: "gemini", seed: null });
+    expect(stable((await openApp("?hl=en")).html)).not.toContain("applyGeminiVariation");
+  });
+
+  it("a class that is off changes nothing of that class, and nothing of the others", () => {
+    const drawn = (classes: readonly VariationClass[], seed: number) =>
+      drawGeminiVariation(new VariationDraw("gemini", seed, 1, new Set(classes)), "side-panel");
+    for (let seed = 0; seed < 40; seed += 1) {
+      const all = drawn(VARIATION_CLASSES, seed);
+      const withoutLists = drawn(
+        VARIATION_CLASSES.filter((name) => name !== "late_lists"),
+        seed,
+      );
+      expect(withoutLists.page.chips).toEqual({ arrival: "immediate", delayMs: 0, batches: 1, gapMs: 0 });
+      expect(withoutLists.page.cards).toEqual({ arrival: "immediate", delayMs: 0, batches: 1, gapMs: 0, firstDialogDelayMs: 0 });
+      expect({ ...withoutLists.page, chips: all.page.chips, cards: all.page.cards }).toEqual(all.page);
+      expect(withoutLists.wire).toEqual(all.wire);
+      expect(withoutLists.layout).toBe(all.layout);
+
+      const withoutAlternatives = drawn(
+        VARIATION_CLASSES.filter((name) => name !== "sheet_alternatives"),
+        seed,
+      );
+      expect(withoutAlternatives.layout).toBe("side-panel");
+      expect(withoutAlternatives.wire).toEqual(NO_GEMINI_WIRE_VARIATION);
+      expect(withoutAlternatives.page).toMatchObject({
+        chipSuffix: null,
+        otherCardStyle: false,
+        uncitedSource: false,
+        pickerWording: 0,
+        placeholder: 0,
+      });
+      expect(withoutAlternatives.page.chips).toEqual(all.page.chips);
+      expect(withoutAlternatives.page.cards).toEqual(all.page.cards);
+    }
+    // a chosen layout is kept: only the default one is redrawn
+    for (let seed = 0; seed < 40; seed += 1)
+      expect(drawGeminiVariation(new VariationDraw("gemini", seed, 1, new Set(VARIATION_CLASSES)), "chip-dialog").layout).toBe(
+        "chip-dialog",
+      );
+  });
+
+  it("the wire of a fuzzed page: the model name at the drawn index, a trailing 1096 envelope after the complete answer", () => {
+    const scenario = pickGeminiScenario("many-citations");
+    const frames = buildGeminiFrames(scenario, { language: "en" }, { modelNameIndex: 42, trailingError1096: true });
+    const final = frames.find((frame) => frame.kind === "final");
+    const inner: unknown = JSON.parse(JSON.parse(final?.json ?? "[[]]")[0][2]);
+    expect(Array.isArray(inner) ? inner[42] : null).toBe(scenario.modelName);
+    expect(Array.isArray(inner) ? inner[31] : "x").toBeNull();
+    expect(frames.map((frame) => frame.kind)).toEqual([
+      "metadata",
+      "progress",
+      "progress",
+      "progress",
+      "progress",
+      "final",
+      "trailing-error",
+      "trailer",
+      "end",
+    ]);
+    expect(frames.find((frame) => frame.kind === "trailing-error")?.json).toContain("[1096]");
   });
 });
 

@@ -9,12 +9,12 @@ import { GEMINI_SCENARIOS, type GeminiScenario, pickGeminiScenario, splitCitatio
 import { GEMINI_PICKER_MODE } from "../../replicas/gemini/layouts";
 import { ScraperDriftError, ServiceError } from "../../src/errors";
 import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
-import { markdownToPlainText } from "../../src/scrapers/shared/markdown";
 import { readGeminiCitations, type GeminiCitation, type GeminiPageSnapshot } from "../../src/scrapers/gemini/citations";
 import { geminiLanguage } from "../../src/scrapers/gemini/language";
 import { cleanAnswerText, type GeminiAnswer, parseGeminiAnswer } from "../../src/scrapers/gemini/parse";
 import { verifyStreamRequest } from "../../src/scrapers/gemini/request";
-import { normaliseSourceUrl } from "../../src/scrapers/gemini/source-url";
+import { normaliseMarkdownUrls, normaliseSourceUrl } from "../../src/scrapers/gemini/source-url";
+import { expectedSourceUrl } from "../support/oracles/gemini";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -65,6 +65,8 @@ interface Failure {
   detail: string;
   retryable: boolean;
   code: string | null;
+  /** The public error code (errors.ts): each fault its own. */
+  publicCode: string;
 }
 
 function failure(input: StreamCapture, page: GeminiPageSnapshot = NO_PAGE): Failure {
@@ -78,17 +80,14 @@ function failure(input: StreamCapture, page: GeminiPageSnapshot = NO_PAGE): Fail
       detail: error.detail,
       retryable: error.retryable,
       code: error instanceof ScraperDriftError ? error.driftCode : null,
+      publicCode: error.code,
     };
   }
   throw new Error("expected the parse to fail");
 }
 
-/** The URL a card links, normalised as DESIGN.md says: Google redirects unwrapped, text fragments removed. */
-function expectedUrl(url: string): string {
-  const redirect = /^https:\/\/www\.google\.com\/url\?q=([^&]+)/.exec(url);
-  const target = redirect?.[1] !== undefined ? decodeURIComponent(redirect[1]) : url;
-  return target.replace(/#:~:text=.*$/, "");
-}
+/** The URL a card links, normalised as DESIGN.md says (the oracle's independent reader). */
+const expectedUrl = expectedSourceUrl;
 
 /** gemini.md §4: one citation per distinct source in order of its first chip, with the scenario's highlights. */
 function expectedCitations(scenario: GeminiScenario): GeminiCitation[] {
@@ -134,7 +133,7 @@ describe("answers from the wire, the body split at every byte boundary", () => {
       const scenario = scenarioOf(name);
       const markdown = expectedMarkdown(scenario);
       const expected: GeminiAnswer = {
-        result: markdownToPlainText(markdown),
+        result: scenario.plainText,
         result_markdown: markdown,
         citations: [],
         llm_model: scenario.modelName ?? GEMINI_PICKER_MODE,
@@ -163,6 +162,7 @@ describe("answers from the wire, the body split at every byte boundary", () => {
       expect(answer.result_markdown).toBe(markdown);
       expect(answer.llm_model).toBe(scenario.modelName);
     }
+    expect(parseGeminiAnswer(capture(data), NO_PAGE).result).toBe(scenario.plainText);
   });
 
   it("default: the exact plain text keeps no markdown and no chip text", () => {
@@ -252,17 +252,132 @@ describe("answers from the wire, the body split at every byte boundary", () => {
   });
 });
 
+describe("the model label as the site shows it", () => {
+  /**
+   * The shape of the final frame of the March 2026 capture (real-captures/gemini, zh-CN): a 48-slot inner array with the
+   * country at [8], the language at [19], a hash at [39], the label "Fast" at [42] followed by `false`, the localised
+   * follow-up actions at [44] and two numbers; the candidate in state 2. Reproduced, not copied: texts are our own.
+   */
+  function fastLabelBody(): string {
+    const inner: unknown[] = Array.from({ length: 48 }, () => null);
+    inner[1] = ["c_d6dbca301acebf01", "r_d6f91f19c9255d26"];
+    const candidate: unknown[] = Array.from({ length: 44 }, () => null);
+    candidate[0] = "rc_c2258d83f72dc3f6";
+    candidate[1] = ["看样子你在测试我？😄\n\n需要我帮你做点什么吗？"];
+    candidate[8] = [2];
+    candidate[9] = "zh";
+    inner[4] = [candidate];
+    inner[5] = ["中国四川省", "SWML_DESCRIPTION_FROM_YOUR_DEVICE", true, null, "//www.google.com/maps/vt/data=abc"];
+    inner[8] = "JP";
+    inner[19] = "zh";
+    inner[39] = "fbb127bbb056c959";
+    inner[42] = "Fast";
+    inner[43] = false;
+    inner[44] = [
+      [
+        [
+          [1004, "详尽一点", 5],
+          [1005, "简短一点", 6],
+        ],
+      ],
+    ];
+    inner[46] = 1;
+    inner[47] = 2;
+    const first = JSON.stringify([
+      ["wrb.fr", null, JSON.stringify([null, [null, "r_d6f91f19c9255d26"], { "18": "r_d6f91f19c9255d26", "44": false }])],
+    ]);
+    const final = JSON.stringify([["wrb.fr", null, JSON.stringify(inner)]]);
+    const context = JSON.stringify([
+      [
+        "wrb.fr",
+        null,
+        JSON.stringify([null, ["c_d6dbca301acebf01", "r_d6f91f19c9255d26"], { "26": "AwAAAAAAAAAQANM7mBjXKZQ55XBf0Rk", "44": false }]),
+      ],
+    ]);
+    return `)]}'\n\n${frames(first, final, context, '[["di",2992],["af.httprm",2992,"-4146049163487242749",1]]', '[["e",18,null,null,31189]]')}`;
+  }
+
+  it('"Fast" in the label slot of the final frame is llm_model, for every split (the real capture\'s shape)', () => {
+    const data = utf8(fastLabelBody());
+    const wrong: string[] = [];
+    for (const chunks of everySplit(data)) {
+      const answer = parseGeminiAnswer(capture(chunks), NO_PAGE);
+      if (answer.llm_model !== "Fast" || answer.result_markdown !== "看样子你在测试我？😄\n\n需要我帮你做点什么吗？")
+        wrong.push(chunks.map((chunk) => chunk.length).join("+"));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("a label on the wire wins over the picker; ids, hashes, tokens, URLs and locale codes are never labels", () => {
+    const inner: unknown[] = Array.from({ length: 40 }, () => null);
+    inner[1] = ["c_1", "r_1"];
+    inner[4] = [["rc_1", ["Hi."], null, null, null, null, null, null, [2]]];
+    inner[25] = "ctx_not_a_label";
+    inner[30] = "en";
+    inner[33] = "a1b2c3d4e5f6a7b8";
+    inner[35] = "https://example.com/x";
+    inner[37] = "US";
+    inner[39] = "AwAAAAAAAAAQANM7mBjXKZQ55XBf0Rk";
+    const body = (slots: unknown[]): string => `)]}'\n\n${frames(JSON.stringify([["wrb.fr", null, JSON.stringify(slots)]]))}`;
+    expect(parseGeminiAnswer(capture(body(inner)), PICKER_ONLY).llm_model).toBe(GEMINI_PICKER_MODE);
+    expect(parseGeminiAnswer(capture(body(inner)), NO_PAGE).llm_model).toBeNull();
+    const labelled = [...inner];
+    labelled[31] = "Thinking";
+    expect(parseGeminiAnswer(capture(body(labelled)), PICKER_ONLY).llm_model).toBe("Thinking");
+  });
+
+  it("the picker's visible label as shown; its aria-label (any case, padded) only when the button has no text", () => {
+    const decorated =
+      '<button data-test-id="bard-mode-menu-button" aria-label="\u00a0 OPEN MODE PICKER, CURRENTLY FLASH\u00a0 "><span class="css-1x">Flash</span><mat-icon>keyboard_arrow_down</mat-icon></button>';
+    expect(parseGeminiAnswer(capture(body("no-model-name")), { ...NO_PAGE, modePickerHtml: decorated }).llm_model).toBe("Flash");
+    const iconOnly =
+      '<button data-test-id="bard-mode-menu-button" aria-label="Open mode picker, currently Fast"><mat-icon>arrow</mat-icon></button>';
+    expect(parseGeminiAnswer(capture(body("no-model-name")), { ...NO_PAGE, modePickerHtml: iconOnly }).llm_model).toBe("Fast");
+  });
+});
+
+describe("one URL normalisation in every field", () => {
+  it("inline-links: the markdown's links read as citation URLs do (Google redirect unwrapped, text fragment removed), every split", () => {
+    const scenario = pickGeminiScenario("inline-links");
+    const data = body("inline-links");
+    const wrong: string[] = [];
+    for (const chunks of everySplit(data)) {
+      const answer = parseGeminiAnswer(capture(chunks), NO_PAGE);
+      if (answer.result_markdown !== expectedMarkdown(scenario) || answer.result !== scenario.plainText)
+        wrong.push(chunks.map((chunk) => chunk.length).join("+"));
+    }
+    expect(wrong).toEqual([]);
+    expect(new TextDecoder().decode(data)).toContain("#:~:text=");
+  });
+
+  it("link destinations only: titles, autolinks, code blocks and other URLs as written", () => {
+    expect(normaliseMarkdownUrls('[a](https://x.example/p#:~:text=b "T") and <https://www.google.com/url?q=https://y.example/&sa=D>')).toBe(
+      '[a](https://x.example/p "T") and <https://y.example/>',
+    );
+    expect(normaliseMarkdownUrls("[keep](https://x.example/p?utm_source=gemini#top)")).toBe(
+      "[keep](https://x.example/p?utm_source=gemini#top)",
+    );
+    expect(normaliseMarkdownUrls("```\n[code](https://x.example/#:~:text=a)\n```")).toBe("```\n[code](https://x.example/#:~:text=a)\n```");
+    expect(normaliseMarkdownUrls("[rel](/local#:~:text=a)")).toBe("[rel](/local#:~:text=a)");
+  });
+});
+
 describe("failures", () => {
   it("error frames map to the sheet's signatures, without provider text in the detail", () => {
     const cases: Array<[string, Partial<Failure>, RegExp]> = [
-      ["error-1037", { status: 502, retryable: true }, /usage limit/i],
-      ["error-1152", { status: 502, retryable: true }, /rate limit or CAPTCHA/i],
-      ["error-1013", { status: 502, retryable: true }, /temporary/i],
-      ["error-1060", { status: 502, retryable: true }, /region/i],
-      ["error-1050", { status: 502, name: "ScraperDriftError", code: "gemini.model_header_rejected" }, /layout/i],
-      ["invalid-response", { status: 500, name: "UnexpectedResultError", retryable: true }, /empty/i],
+      // gemini.md §5: 1037 → rate_limited, 1152 → rate_limited, 1013 → http_error, 1060 → challenge, 1050 → fix scraper
+      ["error-1037", { status: 502, retryable: true, publicCode: "provider_rate_limited" }, /usage limit/i],
+      ["error-1152", { status: 502, retryable: true, publicCode: "provider_rate_limited" }, /rate limit or CAPTCHA/i],
+      ["error-1013", { status: 502, retryable: true, publicCode: "upstream_error" }, /temporary/i],
+      ["error-1060", { status: 502, retryable: true, publicCode: "provider_challenge" }, /region/i],
+      [
+        "error-1050",
+        { status: 502, name: "ScraperDriftError", code: "gemini.model_header_rejected", publicCode: "provider_changed" },
+        /layout/i,
+      ],
+      ["invalid-response", { status: 500, name: "UnexpectedResultError", retryable: true, publicCode: "unexpected_result" }, /empty/i],
       ["trailers-only", { status: 500, name: "UnexpectedResultError" }, /empty/i],
-      ["fault-rate-limited", { status: 502, retryable: true }, /usage limit/i],
+      ["fault-rate-limited", { status: 502, retryable: true, publicCode: "provider_rate_limited" }, /usage limit/i],
       ["fault-empty-answer", { status: 500 }, /empty/i],
     ];
     for (const [name, expected, detail] of cases) {
@@ -406,6 +521,35 @@ describe("citations from the DOM snapshot", () => {
     ]);
   });
 
+  it("highlights: chip-carrying sentences in list items and table cells, also inside wrappers and after a closed block", () => {
+    const html = response(
+      [
+        "<p>Intro without chips.</p>",
+        `<ul><li><p>First item fact.</p><sources-carousel-inline>${chip("Alpha")}</sources-carousel-inline></li>`,
+        `<li><span>Second item. Its cited clause</span><div style="display:contents"><sources-carousel-inline>${chip("Beta")}</sources-carousel-inline></div> trailing words.</li></ul>`,
+        `<table><tbody><tr><td><div class="cell">Cell fact</div><span><sources-carousel-inline>${chip("Alpha")}</sources-carousel-inline></span></td>`,
+        `<td>Other cell.<sources-carousel-inline>${chip("Gamma")}</sources-carousel-inline></td></tr></tbody></table>`,
+        // a wrapper an HTML parser closes the paragraph for: the chip ends up after the paragraph, alone in its wrapper
+        `<p>Closing sentence one. Closing sentence two.<div><sources-carousel-inline>${chip("Gamma")}</sources-carousel-inline></div></p>`,
+      ].join(""),
+    );
+    const citations = readGeminiCitations({
+      responseHtml: html,
+      sourceCardsHtml: [
+        card("https://alpha.example/", "Alpha", "Alpha page"),
+        card("https://beta.example/", "Beta", "Beta page"),
+        card("https://gamma.example/", "Gamma", "Gamma page"),
+        card("https://uncited.example/", "Uncited", "Nobody cites this"),
+      ],
+      modePickerHtml: null,
+    });
+    expect(citations.map((citation) => [citation.website_name, citation.highlights])).toEqual([
+      ["Alpha", ["First item fact.", "Cell fact"]],
+      ["Beta", ["Its cited clause"]],
+      ["Gamma", ["Other cell.", "Closing sentence two."]],
+    ]);
+  });
+
   it("numbered footnotes (sup.superscript, source-footnote) point at cards by number", () => {
     const html = response('<p>First claim.<sup class="superscript">2</sup> Second claim.<source-footnote>1</source-footnote></p>');
     const citations = readGeminiCitations({
@@ -419,7 +563,7 @@ describe("citations from the DOM snapshot", () => {
     ]);
   });
 
-  it("cards matched by host when their site text differs; a chip without a card is left out; uncited cards follow", () => {
+  it("cards matched by host when their site text differs; a chip without a card is left out; uncited cards are no citations", () => {
     const html = response(
       `<ul><li>Wiki fact.<sources-carousel-inline>${chip("Wikipedia")}</sources-carousel-inline></li><li>Orphan fact.<sources-carousel-inline>${chip("Nowhere")}</sources-carousel-inline></li></ul>`,
       `<sources-list>${card("https://en.wikipedia.org/wiki/X", "en.wikipedia.org", "X - Wikipedia", "About X")}${card("https://extra.example/page", "Extra", "Extra page")}</sources-list>`,
@@ -432,7 +576,6 @@ describe("citations from the DOM snapshot", () => {
         website_name: "Wikipedia",
         highlights: ["Wiki fact."],
       },
-      { title: "Extra page", url: "https://extra.example/page", snippet: "", website_name: "Extra", highlights: [] },
     ]);
   });
 

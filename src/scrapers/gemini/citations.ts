@@ -3,12 +3,16 @@
  * renders them as inline chips (`sources-carousel-inline > source-inline-chip`, older `source-footnote` /
  * `sup.superscript`) and source cards (`inline-source-card` in the side panel, a dialog or the `sources-list`).
  *
- * - One citation per distinct source, in order of its first chip; cards no chip points at follow, without highlights.
+ * - One citation per distinct source a chip cites, in order of its first chip (gemini.md §4). A card no chip points at
+ *   (a panel or list may show more sources than the answer cites) is not a citation.
  * - A chip names its site (`span.source-title`, else the aria-label "…citation from <Site>. …"); it is matched to the
  *   card of that site (card site text, else the URL's host), footnotes by their number; what stays unmatched is paired
  *   in order with unclaimed cards that show no site of their own. A chip without any card has no URL and is left out.
  * - `highlights`: for every chip of the source, the answer text it marks: the sentence (or clause) that ends at the
  *   chip, starting after the previous chip of the same block; a chip right after another repeats that one's span.
+ *   The block is the nearest paragraph, list item, table cell, heading or quote that holds text besides chips: a chip
+ *   inside wrapper elements (`div`, `span`, `display: contents`) counts for the sentence around the wrapper, in list
+ *   items and table cells as anywhere else.
  * - Card fields are read leniently (class names inside cards are not part of the sheet): the link is the first http(s)
  *   `a[href]`; site, title and snippet come from class hints when present, else from the order of the card's texts.
  */
@@ -72,8 +76,12 @@ const BLOCK_TAGS = new Set([
   "pre",
   "div",
 ]);
+/** Blocks a sentence cannot run across (a `div` is only a wrapper here; it still separates text in textBefore). */
+const TEXT_BLOCK_TAGS = new Set([...BLOCK_TAGS].filter((tag) => tag !== "div"));
 const SKIPPED_TAGS = new Set(["script", "style", "template", "mat-icon", "button", "img", "svg"]);
 const CITATION_TAGS = new Set(["sources-carousel-inline", "source-inline-chip", "source-footnote"]);
+/** Marks a block boundary in the text before a citation: a sentence never runs across it. */
+const BLOCK_BREAK = "\u2029";
 const CITATION_LABEL = /citation from\s+(.+)$/i;
 const LABEL_SUFFIX = /\.\s*(?:Opens side panel|Press Enter to open sources dialog)\.?\s*$/i;
 const TITLE_CLASS = /(?:^|[-_])(?:title|headline|heading)(?:$|[-_])/i;
@@ -123,7 +131,7 @@ function citationPoints(panel: Element): CitationPoint[] {
     const before = collapseWhitespace(textBefore(block, element)).replace(/^ /, "");
     const previous = lastInBlock.get(block);
     const start = Math.max(sentenceStart(before), previous?.before.length ?? 0);
-    let span = before.slice(start).trim();
+    let span = collapseWhitespace(before.slice(start).replaceAll(BLOCK_BREAK, " ")).trim();
     if (span === "") span = previous?.span ?? collapseWhitespace(textOutsideCitations(block)).trim();
     lastInBlock.set(block, { before, span });
     points.push({ chips: chipsOf(element), span });
@@ -138,9 +146,14 @@ function hasCitationAncestor(element: Element, panel: Element): boolean {
   return false;
 }
 
+/**
+ * The block whose sentence a citation ends: the nearest text block (not a bare `div`, which sites use as wrappers) that
+ * holds text outside citations; the panel when none does (a wrapper that an HTML parser closed early leaves the chip
+ * after its sentence's block: the panel's text before the chip still ends with that sentence).
+ */
 function nearestBlock(element: Element, panel: Element): Element {
   for (let node = element.parent; node !== null && node !== panel; node = node.parent) {
-    if (isTag(node) && BLOCK_TAGS.has(node.name)) return node;
+    if (isTag(node) && TEXT_BLOCK_TAGS.has(node.name) && collapseWhitespace(textOutsideCitations(node)).trim() !== "") return node;
   }
   return panel;
 }
@@ -160,8 +173,10 @@ function textBefore(block: Element, point: Element): string {
       return;
     }
     if (!isTag(node) || isCitationMarkup(node) || isChrome(node)) return;
-    if (BLOCK_TAGS.has(node.name) && node !== block) text += " ";
+    const boundary = BLOCK_TAGS.has(node.name) && node !== block;
+    if (boundary) text += BLOCK_BREAK;
     for (const child of node.children) visit(child);
+    if (boundary && !reached) text += BLOCK_BREAK;
   };
   visit(block);
   return text;
@@ -188,7 +203,7 @@ function isChrome(element: Element): boolean {
 function sentenceStart(text: string): number {
   const body = text.trimEnd().replace(/[.!?。！？…]+["'”’)\]]*$/u, "");
   let start = 0;
-  for (const match of body.matchAll(/[.!?…]+["'”’)\]]*\s+|[。！？]+/gu)) start = match.index + match[0].length;
+  for (const match of body.matchAll(/[.!?…]+["'”’)\]]*\s+|[。！？]+|\u2029/gu)) start = match.index + match[0].length;
   return start;
 }
 
@@ -404,7 +419,6 @@ function resolveCitations(points: CitationPoint[], cards: SourceCard[]): GeminiC
     citations.push(citation);
   };
   for (const source of sources.values()) if (source.card !== null) add(source.card, source.chip.site, source.highlights);
-  for (const card of cards) if (!claimed.has(card)) add(card, null, []);
   return citations;
 }
 
@@ -423,8 +437,9 @@ function classTokens(element: Element): string[] {
   return (attributeOf(element, "class") ?? "").split(/\s+/).filter((token) => token !== "");
 }
 
+/** Runs of whitespace become one space; a block break (with the whitespace around it) stays one block break. */
 function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/g, " ");
+  return text.replace(/[^\S\u2029]+/g, " ").replace(/ ?\u2029[\s\u2029]*/g, BLOCK_BREAK);
 }
 
 /** Case-, punctuation- and whitespace-insensitive form of a site name. */

@@ -1,9 +1,15 @@
 /**
  * Drives gemini.google.com like a person: open `/app?hl=<lang>`, type the prompt into the Quill composer, send, and
  * capture the StreamGenerate exchange (XMLHttpRequest or fetch). Once a complete answer arrived, waits for the page to
- * render its citations (they can come seconds after the text settles), opens the sources panel when the chips have no
- * cards yet, and snapshots the DOM the parser reads citations and the mode label from. Everything after that is the
- * pure parser's job.
+ * render its citations (they can come seconds after the text settles, and in batches), opens the sources (the Sources
+ * button's side panel, else each chip's dialog) when the chips have no cards yet, reads the cards once they stop
+ * arriving, and snapshots the DOM the parser reads citations and the mode label from. Everything after that is the pure
+ * parser's job.
+ *
+ * Patience rules (issue 29): the composer may hydrate seconds after DOMContentLoaded while a signed-out page's header
+ * already shows "Sign in" (logged-out use is possible, gemini.md §1): sign-in controls count as a login wall only when
+ * the composer is still missing after the whole bounded wait; redirects to the sign-in or /sorry/ page count at once.
+ * Gemini has no request choice to make (no mode parameter), so nothing is patched into the request.
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { timeStep } from "../../browser/step-timings";
@@ -17,21 +23,21 @@ import { GEMINI_BLOCKS, GEMINI_CONDITIONS, GEMINI_DOM, GEMINI_PAGE, STREAM_GENER
 import { readGeminiWire } from "./wire";
 
 const COMPOSER_TIMEOUT_MS = 20_000;
-const COMPOSER_POLL_MS = 1_000;
 const SEND_BUTTON_TIMEOUT_MS = 3_000;
-/** How long a click on Send may take to start the request before Enter in the composer is tried. */
-const ENTER_FALLBACK_AFTER_MS = 4_000;
+/** How long clicks on Send may take to start the request before Enter in the composer is tried. */
+const ENTER_FALLBACK_AFTER_MS = 5_000;
 const REQUEST_START_TIMEOUT_MS = 15_000;
 const SETTLE_TIMEOUT_MS = 10_000;
 /** Citations may render a few seconds after the text settled (gemini.md §2). */
-const CITATION_GRACE_MS = 5_000;
-/** The newest response counts as settled once it went this long without a node added or removed. */
-const CHIPS_QUIET_MS = 50;
-/** How often the page looks again once quiet but without citations yet (they may render seconds later). */
-const CHIPS_RECHECK_MS = 20;
-const CHIPS_SETTLE_TIMEOUT_MS = 5_000;
-const CARDS_TIMEOUT_MS = 5_000;
-const CHIP_CARD_TIMEOUT_MS = 2_000;
+const CITATION_GRACE_MS = 6_000;
+/** A list counts as complete once its count stayed the same this long (chips and cards may arrive in batches). */
+const LIST_QUIET_MS = 1_200;
+const LIST_TIMEOUT_MS = 10_000;
+/** The cards of one chip's dialog: shown within this, complete once unchanged for the short quiet window. */
+const CHIP_CARD_TIMEOUT_MS = 2_500;
+const CHIP_CARDS_QUIET_MS = 250;
+/** How long clicks on the Sources button may take to show its cards. */
+const CARDS_TIMEOUT_MS = 6_000;
 /** Opening chips one by one stops after this many distinct sources or this much time. */
 const MAX_CHIPS_TO_OPEN = 60;
 const CHIPS_BUDGET_MS = 20_000;
@@ -99,28 +105,33 @@ function endedAfterAnswer(exchange: CapturedExchange): boolean {
   return wire.completed && wire.endTrailer;
 }
 
-/** The composer, once visible; a challenge or sign-in page (positive evidence only) fails fast instead. */
+/**
+ * The composer, once visible (bounded wait). A redirect to Google's /sorry/ or sign-in page fails at once; the
+ * signed-out landing page's sign-in controls (gemini.md §2: "`button[aria-label="Sign in"]` / `a[href*="ServiceLogin"]`
+ * and no composer") only when the composer is still missing once the whole wait has passed. Drift
+ * `composer_missing` when nothing came.
+ */
 async function openComposer(nav: Navigator): Promise<PageElement> {
-  const until = Date.now() + Math.min(COMPOSER_TIMEOUT_MS, nav.remainingMs());
-  for (;;) {
-    const composer = await nav.waitForAnchor(GEMINI_PAGE.composer, { what: "composer", optional: true, timeoutMs: COMPOSER_POLL_MS });
-    const block = await nav.detectBlock(GEMINI_BLOCKS, composer);
-    if (block === "challenge") throw challenge();
-    if (block === "login_wall") throw loginWall();
-    if (composer !== null) return composer;
-    // the signed-out landing page: sign-in controls and no composer (gemini.md §2)
-    if ((await nav.waitForAnchor(GEMINI_PAGE.signIn, { what: "sign_in", optional: true, timeoutMs: 0 })) !== null) throw loginWall();
-    if (Date.now() >= until) throw nav.drift("composer_missing", `none of ${JSON.stringify(GEMINI_PAGE.composer)} became visible`);
-  }
+  const entry = await nav.awaitEntry({
+    what: "composer",
+    anchors: GEMINI_PAGE.composer,
+    timeoutMs: COMPOSER_TIMEOUT_MS,
+    blocks: GEMINI_BLOCKS,
+    signedOutEvidence: GEMINI_PAGE.signIn,
+  });
+  if (entry === "challenge") throw challenge();
+  if (entry === "login_wall") throw loginWall();
+  return entry;
 }
 
 function challenge(): UpstreamError {
-  return new UpstreamError("Google answered with an anti-bot challenge (unusual traffic). Safe to retry.");
+  return new UpstreamError("Google answered with an anti-bot challenge (unusual traffic). Safe to retry.", { reason: "challenge" });
 }
 
 function loginWall(): UpstreamError {
   return new UpstreamError("Gemini requires a signed-in Google session: the browser session is signed out or expired.", {
     retryable: false,
+    reason: "login_wall",
   });
 }
 
@@ -133,9 +144,12 @@ async function submit(nav: Navigator, capture: CaptureSession, composer: PageEle
     await nav.pressKey("Enter");
     return;
   }
-  await nav.click(send);
-  if (await requestStarted(capture, signal, ENTER_FALLBACK_AFTER_MS)) return;
-  // a send control that ignored the click (e.g. still disabled while the editor caught up with the text)
+  // a send control that ignores clicks (still hydrating, disabled while the editor catches up) is clicked again
+  const started = await nav.clickUntil(send, () => requestStarted(capture, signal, 100), {
+    what: "send_button",
+    timeoutMs: ENTER_FALLBACK_AFTER_MS,
+  });
+  if (started) return;
   await nav.click(composer);
   await nav.pressKey("Enter");
 }
@@ -163,29 +177,53 @@ async function requestStarted(capture: CaptureSession, signal: AbortSignal, time
   }
 }
 
+/** In-page counts of the lists the citations come from. */
+const COUNT = {
+  /** Citation chips (and footnotes) in the newest response. */
+  chips: `(() => { const r = Array.from(document.querySelectorAll(${JSON.stringify(GEMINI_DOM.response)})).pop(); return r ? r.querySelectorAll(${JSON.stringify(
+    GEMINI_DOM.citationMarkup,
+  )}).length : 0; })()`,
+  /** Source cards anywhere on the page (the response's sources-list, the side panel, a dialog), or plain list links. */
+  cards: `(document.querySelectorAll(${JSON.stringify(GEMINI_DOM.sourceCard)}).length || document.querySelectorAll(${JSON.stringify(
+    `${GEMINI_DOM.sourcesList} a[href]`,
+  )}).length)`,
+} as const;
+
 /**
- * Waits until the answer settled and its citations rendered (bounded), and opens the sources when cards are missing:
- * the Sources button (side panel), else each chip in turn (a chip opens the side panel or a dialog with its cards).
- * Returns the cards seen in chip dialogs, which close again.
+ * Waits until the answer settled and its citations rendered (bounded), reads the chips once they stop arriving, and
+ * opens the sources when no card is on the page: the Sources button (side panel, or a list shown on demand), else each
+ * chip in turn (a chip opens the side panel or a dialog with its cards). Returns the cards seen in chip dialogs, which
+ * close again.
  */
 async function waitForCitations(nav: Navigator, page: Page): Promise<string[]> {
-  // The chips' quiet window is counted in the page from now, while the answer settles and its citations show, rather
-  // than from the moment the citations were seen.
-  const chipsSettled = watchChipsSettle(nav, page);
   await nav.waitForCondition(GEMINI_CONDITIONS.responseSettled, { timeoutMs: SETTLE_TIMEOUT_MS, what: "response_settled" });
   if (
     !(await nav.waitForCondition(GEMINI_CONDITIONS.citationsShown, { timeoutMs: CITATION_GRACE_MS, pollMs: 200, what: "citations_shown" }))
   )
     return [];
-  await timeStep(page, "chips_settle", () => chipsSettled);
+  // chips may arrive in batches after the text settled: read them once their count stopped changing
+  await nav.waitForStableCount(COUNT.chips, { quietMs: LIST_QUIET_MS, timeoutMs: LIST_TIMEOUT_MS, what: "chips_settle" });
+  // a dialog shown meanwhile (consent, survey) would take the clicks below
+  await nav.dismissInterruptions();
+  if (await nav.waitForCondition(GEMINI_CONDITIONS.cardsShown, { timeoutMs: 0 })) {
+    await nav.waitForStableCount(COUNT.cards, { quietMs: LIST_QUIET_MS, timeoutMs: LIST_TIMEOUT_MS, what: "cards_settle" });
+    return [];
+  }
   if (!(await nav.waitForCondition(GEMINI_CONDITIONS.cardsMissing, { timeoutMs: 0 }))) return [];
 
   const button =
     (await nav.waitForAnchor(GEMINI_PAGE.sourcesButton, { what: "sources_button", optional: true, timeoutMs: 1_000 })) ??
     (await findOptionalByName(nav, GEMINI_PAGE.sourcesLabels, "sources_button"));
   if (button !== null) {
-    await nav.click(button);
-    if (await nav.waitForCondition(GEMINI_CONDITIONS.cardsShown, { timeoutMs: CARDS_TIMEOUT_MS, what: "source_cards" })) return [];
+    const shown = await nav.clickUntil(button, () => nav.waitForCondition(GEMINI_CONDITIONS.cardsShown, { timeoutMs: 0 }), {
+      what: "sources_button",
+      timeoutMs: CARDS_TIMEOUT_MS,
+    });
+    if (shown) {
+      // a side panel may load its entries in batches
+      await nav.waitForStableCount(COUNT.cards, { quietMs: LIST_QUIET_MS, timeoutMs: LIST_TIMEOUT_MS, what: "cards_settle" });
+      return [];
+    }
   }
   const cards = await openChipsOneByOne(nav, page);
   // The answer is still worth returning; citations without a card (no URL) are left out by the parser.
@@ -215,6 +253,8 @@ async function openChipsOneByOne(nav: Navigator, page: Page): Promise<string[]> 
       () => false,
     );
     if (!clicked || !(await nav.waitForCondition(GEMINI_CONDITIONS.cardsShown, { timeoutMs: CHIP_CARD_TIMEOUT_MS }))) continue;
+    // the dialog's cards may still be arriving
+    await nav.waitForStableCount(COUNT.cards, { quietMs: CHIP_CARDS_QUIET_MS, timeoutMs: CHIP_CARD_TIMEOUT_MS });
     const html: unknown = await page.evaluate(GEMINI_CONDITIONS.cardsHtml).catch(() => []);
     if (Array.isArray(html)) for (const card of html) if (typeof card === "string") collected.add(card);
     await nav.pressKey("Escape");
@@ -229,45 +269,6 @@ async function findOptionalByName(nav: Navigator, names: readonly string[], what
     if (error instanceof ScraperDriftError) return null;
     throw error;
   }
-}
-
-/**
- * Chips render in one go on the real site as far as known; wait until the newest response stops changing anyway
- * (bounded). The page itself watches: it resolves once citations show in its newest response and that response went
- * CHIPS_QUIET_MS without a node added or removed, so chips that rendered with the text cost what is left of one quiet
- * window, not a pause after they were seen. Never rejects (a page that closes or navigates ends the wait).
- */
-function watchChipsSettle(nav: Navigator, page: Page): Promise<void> {
-  // bounded by the caller's deadline; an aborted scrape stops at its next wait, which throws
-  const timeoutMs = Math.min(SETTLE_TIMEOUT_MS + CITATION_GRACE_MS + CHIPS_SETTLE_TIMEOUT_MS, nav.remainingMs());
-  return page.evaluate(chipsQuiet(CHIPS_QUIET_MS, timeoutMs)).then(
-    () => undefined,
-    () => undefined,
-  );
-}
-
-/**
- * In-page: resolves true once the newest response shows citations and went `quietMs` without a childList mutation
- * (counted from when the watch started at the earliest), false after `timeoutMs` or when there is no response.
- */
-function chipsQuiet(quietMs: number, timeoutMs: number): string {
-  return `new Promise((resolve) => {
-  const response = Array.from(document.querySelectorAll(${JSON.stringify(GEMINI_DOM.response)})).pop();
-  if (!response) return resolve(false);
-  let changedAt = performance.now();
-  let next;
-  const observer = new MutationObserver(() => { changedAt = performance.now(); });
-  const done = (settled) => { observer.disconnect(); clearTimeout(next); clearTimeout(limit); resolve(settled); };
-  const check = () => {
-    const quietFor = performance.now() - changedAt;
-    if (quietFor < ${quietMs}) next = setTimeout(check, Math.ceil(${quietMs} - quietFor));
-    else if (${GEMINI_CONDITIONS.citationsShown}) done(true);
-    else next = setTimeout(check, ${CHIPS_RECHECK_MS});
-  };
-  observer.observe(response, { childList: true, subtree: true });
-  const limit = setTimeout(() => done(false), ${timeoutMs});
-  check();
-})`;
 }
 
 const SNAPSHOT = `(() => {

@@ -9,6 +9,7 @@ import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { attributeOf, parseHtml, queryOne, removeAll, textOf } from "../shared/decode/html";
 import { markdownToPlainText } from "../shared/markdown";
 import { type GeminiCitation, type GeminiPageSnapshot, readGeminiCitations } from "./citations";
+import { normaliseMarkdownUrls } from "./source-url";
 import { type GeminiErrorEnvelope, type GeminiWire, readGeminiWire } from "./wire";
 
 export type { GeminiPageSnapshot };
@@ -43,6 +44,19 @@ const SIGN_IN_MARKERS = /ServiceLogin|accounts\.google\.com\/(?:v3\/)?signin/i;
 const INVALID_RESPONSE_STATUS = 8;
 /** Model display names like "3.6 Flash", "2.5 Pro", "Gemini 3 Flash Thinking", "2.5 Flash-Lite". */
 const MODEL_NAME = /^(?:Gemini\s+)?\d+(?:\.\d+)*\s+(?:Flash|Pro|Ultra|Nano|Lite|Thinking|Deep\s+Think|Experimental)\b[\w .()-]{0,30}$/i;
+/** `[25]` of the inner array: the context string of the turn (gemini.md §3). */
+const CONTEXT_SLOT = 25;
+/** Strings of the inner array that are not a display label. */
+const NOT_A_LABEL: readonly RegExp[] = [
+  /^(?:c|r|rc|ctx)_/i, // conversation, response, candidate and context ids
+  /^[0-9a-f]{8,}$/i, // hashes and hex ids
+  /^[A-Za-z0-9_\-+/=]{20,}$/, // tokens
+  /^[a-z]+:\/\/|^\/\//i, // URLs
+  /^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/, // language tags ("zh", "pt-BR")
+  /^[A-Z]{2}$/, // country codes ("JP")
+  /^[A-Z0-9_]{6,}$/, // constants ("SWML_DESCRIPTION_FROM_YOUR_DEVICE")
+  /^\d+(?:\.\d+)*$/, // numbers
+];
 const CARD_PLACEHOLDER = /^\s*http:\/\/googleusercontent\.com\/card_content\/\d+\s*$/;
 const PLACEHOLDER = /http:\/\/googleusercontent\.com\/[A-Za-z_]+\/\d+/g;
 const PLACEHOLDER_LINE = /^[ \t]*http:\/\/googleusercontent\.com\/[A-Za-z_]+\/\d+[ \t]*$/;
@@ -52,10 +66,12 @@ const PLACEHOLDER_LINE = /^[ \t]*http:\/\/googleusercontent\.com\/[A-Za-z_]+\/\d
  *
  * - `result_markdown`: the final candidate's text `[1][0]` (the card text `[22][0]` when `[1][0]` is a card_content
  *   placeholder), `googleusercontent.com/<kind>/<n>` placeholders removed, a trailing unfinished "\n```" dropped.
- *   Thoughts (`[37]`) and draft candidates are never read.
+ *   Thoughts (`[37]`) and draft candidates are never read. Link destinations are normalised like citation URLs
+ *   (Google redirects unwrapped, `#:~:text=` removed), so a URL reads the same in every field.
  * - `result`: that markdown as plain text (the chips are not part of the wire text).
  * - `citations`: from the DOM snapshot (see citations.ts).
- * - `llm_model`: a display name near the end of the final inner array, else the mode picker's label; null if neither.
+ * - `llm_model`: the model label near the end of the final inner array as the site shows it ("3.6 Flash", "Fast"),
+ *   else the mode picker's label; null if neither.
  *
  * The answer is complete once a candidate reached state 2 (`[8][0]`); builds that send no state at all count as
  * complete when the body ended normally. An error envelope after completion (1096 is seen on normal answers) is ignored.
@@ -75,7 +91,8 @@ export function parseGeminiAnswer(exchange: StreamCapture, page: GeminiPageSnaps
   const final = wire.final;
   if (final === null || !isComplete(wire, exchange)) throw incompleteFailure(wire, exchange);
 
-  const resultMarkdown = cleanAnswerText(candidateText(final.candidate));
+  // one URL normalisation for every field that carries a URL: links in the markdown read as citations[].url does
+  const resultMarkdown = normaliseMarkdownUrls(cleanAnswerText(candidateText(final.candidate)));
   if (resultMarkdown === "") throw new UnexpectedResultError(DETAIL.empty, new Error("gemini: the final candidate has no text"));
   return {
     result: markdownToPlainText(resultMarkdown),
@@ -110,13 +127,14 @@ function errorEnvelopeFailure(error: GeminiErrorEnvelope): ServiceFailure {
   const cause = new Error(`gemini error envelope: status=${error.status ?? "none"} code=${error.code ?? "none"}`);
   switch (error.code) {
     case 1037:
-      return new UpstreamError(DETAIL.usageLimit, { retryable: true, cause });
+      return new UpstreamError(DETAIL.usageLimit, { retryable: true, cause, reason: "rate_limited" });
     case 1152:
-      return new UpstreamError(DETAIL.sessionTrouble, { retryable: true, cause });
+      return new UpstreamError(DETAIL.sessionTrouble, { retryable: true, cause, reason: "rate_limited" });
     case 1013:
       return new UpstreamError(DETAIL.temporary, { retryable: true, cause });
     case 1060:
-      return new UpstreamError(DETAIL.region, { retryable: true, cause });
+      // gemini.md §5: 1060 "IP temporarily blocked / region not supported → `challenge`"
+      return new UpstreamError(DETAIL.region, { retryable: true, cause, reason: "challenge" });
     case 1050:
     case 1052:
       return new ScraperDriftError("gemini", "model_header_rejected", `Gemini rejected the model header (error ${error.code})`);
@@ -135,8 +153,9 @@ function httpFailure(exchange: StreamCapture): UpstreamError {
   if (exchange.status === 0) return new UpstreamError(DETAIL.unreachable, { retryable: true, cause });
   const blocked = blockedBodyFailure(exchange);
   if (blocked !== null) return blocked;
-  if (exchange.status === 401 || exchange.status === 403) return new UpstreamError(DETAIL.login, { retryable: false, cause });
-  if (exchange.status === 429) return new UpstreamError(DETAIL.rateLimited, { retryable: true, cause });
+  if (exchange.status === 401 || exchange.status === 403)
+    return new UpstreamError(DETAIL.login, { retryable: false, cause, reason: "login_wall" });
+  if (exchange.status === 429) return new UpstreamError(DETAIL.rateLimited, { retryable: true, cause, reason: "rate_limited" });
   if (exchange.status === 400) return new UpstreamError(DETAIL.badRequest, { retryable: true, cause });
   return new UpstreamError(DETAIL.httpError, { retryable: true, cause });
 }
@@ -146,8 +165,8 @@ function blockedBodyFailure(exchange: StreamCapture): UpstreamError | null {
   const body = decodeUtf8Chunks(exchange.chunks);
   const cause = new Error(`gemini StreamGenerate HTTP ${exchange.status}: body is not a frame stream`);
   if (CHALLENGE_MARKERS.test(body) || CHALLENGE_MARKERS.test(exchange.url))
-    return new UpstreamError(DETAIL.challenge, { retryable: true, cause });
-  if (SIGN_IN_MARKERS.test(body)) return new UpstreamError(DETAIL.login, { retryable: false, cause });
+    return new UpstreamError(DETAIL.challenge, { retryable: true, cause, reason: "challenge" });
+  if (SIGN_IN_MARKERS.test(body)) return new UpstreamError(DETAIL.login, { retryable: false, cause, reason: "login_wall" });
   return null;
 }
 
@@ -187,7 +206,13 @@ export function cleanAnswerText(raw: string): string {
   return text.replace(/^(?:[ \t]*\n)+/, "").trimEnd();
 }
 
-/** A display name in the final inner array (outside the ids and candidates), searched from the end. */
+/**
+ * The model label on the wire, as the site shows it (gemini.md §3: "the model's display name appears near the end of
+ * the inner array on the final chunk (exact index unverified)"; the March 2026 capture carries "Fast" there, a mode
+ * label rather than a "<version> Flash" name). First a name of the known "<version> Flash/Pro" shapes anywhere near the
+ * end of a data frame's inner array; else the last label-like string among the final inner array's own slots after the
+ * candidates (not the context string `[25]`, ids, hashes, tokens, URLs, language or country codes).
+ */
 function modelNameOnWire(wire: GeminiWire, finalInner: readonly unknown[]): string | null {
   const inners = [finalInner, ...[...wire.inners].reverse().filter((inner) => inner !== finalInner)];
   for (const inner of inners) {
@@ -196,7 +221,19 @@ function modelNameOnWire(wire: GeminiWire, finalInner: readonly unknown[]): stri
       if (found !== null) return found;
     }
   }
+  for (let index = finalInner.length - 1; index > 4; index -= 1) {
+    const value = finalInner[index];
+    if (index !== CONTEXT_SLOT && typeof value === "string" && isDisplayLabel(value)) return value.trim();
+  }
   return null;
+}
+
+/** A short human label ("Fast", "Thinking", "Pro", "2.5 Flash"), not an identifier, token, URL or locale code. */
+function isDisplayLabel(value: string): boolean {
+  const label = value.trim();
+  if (label === "" || label.length > 40 || !/\p{L}/u.test(label)) return false;
+  if (NOT_A_LABEL.some((pattern) => pattern.test(label))) return false;
+  return true;
 }
 
 function findModelName(value: unknown, depth: number): string | null {
@@ -212,16 +249,21 @@ function findModelName(value: unknown, depth: number): string | null {
   return null;
 }
 
-/** "Open mode picker, currently Flash" → "Flash"; else the button's own text (icons removed). */
+/**
+ * The mode picker's label as the page shows it: the button's visible text (icons removed), else what its aria-label
+ * names after "currently" ("Open mode picker, currently Flash" → "Flash"; the wording is "like" that, gemini.md §2, so
+ * its case and padding are not relied on when the text is there).
+ */
 function modelNameFromPicker(html: string | null): string | null {
   if (html === null) return null;
   const root = parseHtml(html);
   const button = queryOne(root, "button") ?? queryOne(root, "*");
   if (button === null) return null;
   const label = attributeOf(button, "aria-label") ?? "";
-  const current = /currently\s+(.+?)\s*\.?$/i.exec(label);
-  if (current?.[1] !== undefined && current[1].trim() !== "") return current[1].trim();
   removeAll(button, "mat-icon, svg, .mat-icon, [aria-hidden='true']");
   const text = textOf(button).replace(/\s+/g, " ").trim();
-  return text !== "" && text.length <= 40 ? text : null;
+  if (text !== "" && text.length <= 40) return text;
+  const current = /currently\s+(.+?)\s*\.?\s*$/i.exec(label.replace(/\s+/g, " "));
+  if (current?.[1] !== undefined && current[1].trim() !== "") return current[1].trim();
+  return null;
 }

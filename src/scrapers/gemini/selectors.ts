@@ -5,17 +5,25 @@
 import type { BlockSignatures } from "../shared/navigation/engine";
 
 export const GEMINI_PAGE = {
-  /** The Quill composer, the generic textbox as the sheet's fallback. */
+  /**
+   * The Quill composer, the generic textbox as the sheet's fallback. An editor that is read-only for a moment after it
+   * mounts (contenteditable="false") is still the composer: typing waits until it is editable.
+   */
   composer: [
     'rich-textarea [contenteditable]:not([contenteditable="false"])',
     'div.ql-editor.textarea:not([contenteditable="false"])',
     'div[role="textbox"]:not([contenteditable="false"])',
+    "rich-textarea [contenteditable]",
+    "div.ql-editor.textarea",
   ],
   /** The send control; Enter in the composer sends too. */
   send: ['button[aria-label="Send message"]', "input-area-v2 button.send-button:not(.stop)"],
   /** The send control's accessible name (localised UIs fall back to Enter). */
   sendLabels: ["Send message"],
-  /** Sign-in evidence of the signed-out landing page; a login wall only when no composer is on the page. */
+  /**
+   * Sign-in evidence of the signed-out landing page: a login wall only when the composer is still missing once its whole
+   * wait has passed (a signed-out page that allows chatting shows "Sign in" in its header while the composer hydrates).
+   */
   signIn: ['button[aria-label="Sign in"]', 'a[href*="ServiceLogin"]'],
   /** The button that opens the sources side panel, and its accessible name. */
   sourcesButton: ["button.legacy-sources-sidebar-button", 'button[aria-label="Sources"]'],

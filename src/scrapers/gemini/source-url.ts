@@ -51,3 +51,43 @@ export function hostOf(url: string): string {
     return url;
   }
 }
+
+/** A link destination of inline markdown links (`](url)`, `](<url>)`, optionally with a title). */
+const INLINE_LINK = /\]\(([ \t]*)(<[^>\n]*>|[^\s()<>]+(?:\([^\s()]*\)[^\s()<>]*)*)([ \t]+(?:"[^"\n]*"|'[^'\n]*'))?([ \t]*)\)/g;
+/** An autolink `<https://…>`. */
+const AUTOLINK = /<(https?:\/\/[^\s<>]+)>/gi;
+/** A fenced code block (kept verbatim: a URL there is code, not a link). */
+const FENCE_LINE = /^[ \t]{0,3}(`{3,}|~{3,})/;
+
+/**
+ * The answer's markdown with every link destination normalised as a source card's URL is (normaliseSourceUrl), so
+ * one URL reads the same in `result_markdown` as in `citations[].url` (DESIGN.md "URLs we return"). Link text, code
+ * blocks and everything that is not a web link stay as they were.
+ */
+export function normaliseMarkdownUrls(markdown: string): string {
+  const lines = markdown.split("\n");
+  let fence: string | null = null;
+  return lines
+    .map((line) => {
+      const marker = FENCE_LINE.exec(line)?.[1];
+      if (marker !== undefined) {
+        if (fence === null) fence = marker;
+        else if (marker[0] === fence[0] && marker.length >= fence.length) fence = null;
+        return line;
+      }
+      if (fence !== null) return line;
+      return line
+        .replace(INLINE_LINK, (whole, lead: string, target: string, title: string | undefined, trail: string) => {
+          const bracketed = target.startsWith("<");
+          const raw = bracketed ? target.slice(1, -1) : target;
+          const normalised = normaliseSourceUrl(raw);
+          if (normalised === null || normalised === raw) return whole;
+          return `](${lead}${bracketed ? `<${normalised}>` : normalised}${title ?? ""}${trail})`;
+        })
+        .replace(AUTOLINK, (whole, raw: string) => {
+          const normalised = normaliseSourceUrl(raw);
+          return normalised === null || normalised === raw ? whole : `<${normalised}>`;
+        });
+    })
+    .join("\n");
+}
