@@ -198,9 +198,8 @@ export interface ChatgptPageOptions {
   /** A fuzzed page load (variation.ts): ChatGPT's own variant, read by the page's script. Absent: the page as built. */
   variant?: ChatgptPageVariant;
   /**
-   * The generic variation's script tag (shared/page-variation.ts), put after the page's script. The page's script is a
-   * module, which runs after the document is parsed; the tag is turned into a module too so that it runs after it, on
-   * the page the script built, as the runtime expects.
+   * The generic variation's script tag (shared/page-variation.ts, a module script), put after the page's module script
+   * so that it runs after it, on the page the script built, as the runtime expects.
    */
   variationTag?: string;
 }
@@ -210,7 +209,7 @@ export function renderChatgptHomePage(options: ChatgptPageOptions): string {
     options.variant === undefined
       ? { build: CHATGPT_BUILDS[options.layout], loginWall: options.loginWall }
       : { build: CHATGPT_BUILDS[options.layout], loginWall: options.loginWall, variant: options.variant };
-  const variationTag = (options.variationTag ?? "").replace(/^<script>/, '<script type="module">');
+  const variationTag = options.variationTag ?? "";
   return `<!DOCTYPE html>
 <html lang="en-US" class="light" style="color-scheme: light;">
 <head>

@@ -9,12 +9,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
-import { setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { FaultController } from "../control";
 import type { ReplicaEnv } from "../shared/replica-env";
 import { COPILOT_PROVIDER_ID, takeFaultAt } from "./faults";
-import { isCopilotLayout, renderCopilotPage } from "./page";
+import { isCopilotLayout, LAYOUT_CONFIGS, renderCopilotPage } from "./page";
 import { renderChangedPage } from "../shared/changed-page";
+import { genericVariationTag } from "../shared/page-variation";
+import type { Context } from "hono";
+import type { VariationDraw } from "../shared/variation";
+import { COPILOT_VARIATION_PROFILE, drawCopilotVariation, PAGE_LOAD_COOKIE, rememberWire } from "./variation";
 
 /** A conversation or user id in the style of the real ones (opaque, URL-safe). */
 function opaqueId(): string {
@@ -41,10 +45,32 @@ export function startResponse(overrides: { isBlocked?: boolean; remainingTurns?:
   };
 }
 
+/** The app's root path (the mount point, "/" on the real origin), for cookies the chat socket below it must see. */
+function appRoot(c: Context<ReplicaEnv>): string {
+  return new URL(c.req.url).pathname.replace(/chats\/[^/]*\/?$/, "");
+}
+
 export function createCopilotApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
 
-  const page = (layout: string): string => renderCopilotPage(isCopilotLayout(layout) ? layout : "default");
+  /**
+   * The chat page of the current layout; on a fuzzed page load (control.ts `drawVariation`) with Copilot's own
+   * variation and the generic tag, and a cookie naming the page load so its chat socket plays the page's wire variant.
+   */
+  const page = (c: Context<ReplicaEnv>, draw: VariationDraw | null): string => {
+    const stored = controller.layoutOf(COPILOT_PROVIDER_ID);
+    const layout = isCopilotLayout(stored) ? stored : "default";
+    if (draw === null) {
+      // a page load without fuzzing: its socket must not play an earlier fuzzed page's wire variant
+      if (getCookie(c, PAGE_LOAD_COOKIE) !== undefined) deleteCookie(c, PAGE_LOAD_COOKIE, { path: appRoot(c) });
+      return renderCopilotPage(layout);
+    }
+    const drawn = drawCopilotVariation(draw, LAYOUT_CONFIGS[layout].consentBanner);
+    const key = `${draw.seed}:${draw.pageLoad}`;
+    rememberWire(key, drawn.wire);
+    setCookie(c, PAGE_LOAD_COOKIE, key, { path: appRoot(c), httpOnly: true, sameSite: "Lax" });
+    return renderCopilotPage(layout, { copilot: drawn.page, genericTag: genericVariationTag(draw, COPILOT_VARIATION_PROFILE) });
+  };
 
   app.get("/", (c) => {
     // "/copilot" and "/copilot/" both land here; the page must live at ".../" so that its relative API URLs resolve
@@ -52,17 +78,29 @@ export function createCopilotApp(controller: FaultController): Hono<ReplicaEnv> 
     const url = new URL(c.req.url);
     if (!url.pathname.endsWith("/")) return c.redirect(`${url.pathname}/${url.search}`, 302);
     controller.recordPageLoad(COPILOT_PROVIDER_ID);
+    const draw = controller.drawVariation(COPILOT_PROVIDER_ID);
     if (controller.takeChangedPage(COPILOT_PROVIDER_ID)) return c.html(renderChangedPage("Copilot"));
     setCookie(c, "__Host-copilot-anon", opaqueId(), { path: "/", secure: true, httpOnly: true, sameSite: "Lax" });
     c.header("cache-control", "no-store");
-    return c.html(page(controller.layoutOf(COPILOT_PROVIDER_ID)));
+    return c.html(page(c, draw));
   });
 
   app.get("/chats/:conversationId", (c) => {
     controller.recordPageLoad(COPILOT_PROVIDER_ID);
+    const draw = controller.drawVariation(COPILOT_PROVIDER_ID);
     c.header("cache-control", "no-store");
-    return c.html(page(controller.layoutOf(COPILOT_PROVIDER_ID)));
+    return c.html(page(c, draw));
   });
+
+  // Test instrumentation, not the site: a fuzzed page reports its mode menu's state when it sends (copilot-variation.js);
+  // the scraper never sees this, a test asserts through it that the mode was chosen on the page.
+  const pageStates: unknown[] = [];
+  app.post("/__replica/page-state", async (c) => {
+    pageStates.push(await c.req.json().catch(() => null));
+    if (pageStates.length > 64) pageStates.shift();
+    return c.body(null, 204);
+  });
+  app.get("/__replica/page-state", (c) => c.json({ states: pageStates }));
 
   app.post("/c/api/user/sessions/temporary", (c) => c.json({ sessionKey: randomBytes(24).toString("base64url") }));
 

@@ -6,6 +6,7 @@
  */
 import type { FaultVariant } from "./faults";
 import type { AnswerStep, CopilotEvent, CopilotScenario } from "./scenarios";
+import { NO_WIRE_VARIATION, type CopilotWireVariation } from "./variation";
 
 /** What the page's `send` frame asked for (the fields the answer echoes). */
 export interface SendRequest {
@@ -106,9 +107,50 @@ function closingFrames(scenario: CopilotScenario, request: SendRequest): TurnFra
   return frames;
 }
 
+/**
+ * The answer's step frames as a fuzzed page's wire variant plays them (variation.ts): citations after the text,
+ * citations with `messageId`, pairs of single-event frames joined into one frame. The answer itself never changes.
+ */
+function variedStepFrames(scenario: CopilotScenario, wire: CopilotWireVariation): TurnFrame[] {
+  const steps = wire.citationsAfterText
+    ? [...scenario.steps.filter((step) => step.kind !== "citation"), ...scenario.steps.filter((step) => step.kind === "citation")]
+    : scenario.steps;
+  const frames = stepFrames(steps, scenario.messageId).map(
+    (frame): TurnFrame =>
+      wire.citationMessageId && frame.kind === "events"
+        ? {
+            ...frame,
+            events: frame.events.map((event) => (event.event === "citation" ? { ...event, messageId: scenario.messageId } : event)),
+          }
+        : frame,
+  );
+  const separator = wire.sharedFrames;
+  if (separator === null) return frames;
+  const joined: TurnFrame[] = [];
+  for (let index = 0; index < frames.length; index += 2) {
+    const first = frames[index];
+    const second = frames[index + 1];
+    if (first === undefined) break;
+    if (
+      second !== undefined &&
+      first.kind === "events" &&
+      second.kind === "events" &&
+      first.events.length === 1 &&
+      second.events.length === 1
+    ) {
+      joined.push({ kind: "events", events: [...first.events, ...second.events], separator });
+    } else {
+      joined.push(first);
+      if (second !== undefined) joined.push(second);
+    }
+  }
+  return joined;
+}
+
 /** Every frame of a normal answer, from `received` to `suggestedFollowups` (copilot.md §3). */
-export function answerFrames(scenario: CopilotScenario, request: SendRequest): TurnFrame[] {
-  return [...receivedFrames(scenario, request), ...stepFrames(scenario.steps, scenario.messageId), ...closingFrames(scenario, request)];
+export function answerFrames(scenario: CopilotScenario, request: SendRequest, wire: CopilotWireVariation = NO_WIRE_VARIATION): TurnFrame[] {
+  const steps = wire === NO_WIRE_VARIATION ? stepFrames(scenario.steps, scenario.messageId) : variedStepFrames(scenario, wire);
+  return [...receivedFrames(scenario, request), ...steps, ...closingFrames(scenario, request)];
 }
 
 /** `received`, `startMessage` and the first half of the step frames: where a broken answer breaks off. */
@@ -121,11 +163,16 @@ function firstHalf(scenario: CopilotScenario, request: SendRequest): { head: Tur
 const hashcash: CopilotEvent = { event: "challenge", method: "hashcash", parameter: HASHCASH_PARAMETER };
 
 /** What the server does after a `send` frame, for a scenario and the fault variant being played (null = none). */
-export function turnScript(scenario: CopilotScenario, request: SendRequest, variant: FaultVariant | null): TurnScript {
+export function turnScript(
+  scenario: CopilotScenario,
+  request: SendRequest,
+  variant: FaultVariant | null,
+  wire: CopilotWireVariation = NO_WIRE_VARIATION,
+): TurnScript {
   const normal = (challenge: CopilotEvent | null): TurnScript => ({
     challenge,
     awaitsChallengeResponse: challenge !== null,
-    frames: answerFrames(scenario, request),
+    frames: answerFrames(scenario, request, wire),
     ending: { kind: "open" },
   });
   const immediate = (frames: TurnFrame[], ending: TurnEnding = { kind: "open" }): TurnScript => ({

@@ -16,9 +16,23 @@
  */
 import { readFileSync } from "node:fs";
 import type { CopilotWireMode } from "./scenarios";
+import type { CopilotPageVariation } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/copilot-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("copilot-page.js must not contain a closing script tag");
+const VARIATION_SCRIPT = readFileSync(new URL("./client/copilot-variation.js", import.meta.url), "utf8");
+if (VARIATION_SCRIPT.includes("</script")) throw new Error("copilot-variation.js must not contain a closing script tag");
+
+/** A fuzzed page load's scripts (variation.ts), after the page script: Copilot's own variation, then the generic tag. */
+export interface CopilotPageScripts {
+  copilot: CopilotPageVariation;
+  genericTag: string;
+}
+
+function variationScripts(variation: CopilotPageScripts): string {
+  const config = JSON.stringify(variation.copilot).replace(/</g, "\\u003c");
+  return `\n<script>(${VARIATION_SCRIPT.trim()})(${config});</script>${variation.genericTag}`;
+}
 
 export const COPILOT_LAYOUTS = ["default", "classic", "localised"] as const;
 export type CopilotLayout = (typeof COPILOT_LAYOUTS)[number];
@@ -255,7 +269,7 @@ function consentBanner(config: LayoutConfig): string {
 }
 
 /** The chat page (`/` and `/chats/<id>`) of a layout. */
-export function renderCopilotPage(layout: CopilotLayout): string {
+export function renderCopilotPage(layout: CopilotLayout, variation?: CopilotPageScripts): string {
   const config = LAYOUT_CONFIGS[layout];
   const composerId = config.composerHasId ? ` id="userInput"` : "";
   // JSON inside a script element: "<" escaped so that no text of the configuration can end the element
@@ -293,7 +307,7 @@ ${consentBanner(config)}
 <script>
 const COPILOT_PAGE_CONFIG = ${configJson};
 ${CLIENT_SCRIPT}
-</script>
+</script>${variation === undefined ? "" : variationScripts(variation)}
 </body>
 </html>`;
 }

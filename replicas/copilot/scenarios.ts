@@ -21,6 +21,8 @@
  * | `long-answer`         | > 30 kB of markdown (headings, lists, a table, code) in many deltas                            |
  * | `unknown-events`      | events the scraper does not know (`modeSelected`, `taskStart`, `imageGenerated`, made-up ones) |
  * | `concatenated-frames` | a frame holding two concatenated JSON objects and one holding `\x1e`-separated records        |
+ * | `wrapped-links`       | a markdown link with a `#:~:text=` directive, one wrapped in Bing's `/ck/a?u=a1…` redirect,   |
+ * |                       | and a citation that is the same page with a text fragment (one URL form in every field)       |
  * | (anything else)       | `default`: depends on the mode (search: 2 citations; reasoning: chainOfThought; study: guide) |
  */
 
@@ -452,6 +454,27 @@ export const COPILOT_SCENARIOS: readonly CopilotScenario[] = [
     ],
     title: "Frames",
     followups: null,
+  }),
+  scenario(22, "wrapped-links", "wrapped-links", "links with a text fragment and a Bing redirect wrapper, in the text and as citations", {
+    steps: [
+      text(
+        "part-1",
+        [
+          "Photovoltaic cells turn light into current ([how solar works](https://www.energy.gov/eere/solar/how-does-solar-work#:~:text=photovoltaic%20cells)).",
+          "",
+          "A primer is on [energy.gov](https://www.bing.com/ck/a?!&&p=3f2a9c0d&u=a1aHR0cHM6Ly93d3cuZW5lcmd5Lmdvdi9zb2xhci1lbmVyZ3ktMTAxI2hvdw&ntb=1).",
+        ].join("\n"),
+        40,
+      ),
+      {
+        kind: "citation",
+        url: "https://www.energy.gov/eere/solar/how-does-solar-work#:~:text=photovoltaic%20cells",
+        title: "How Does Solar Work?",
+      },
+      done("part-1"),
+    ],
+    title: "Solar links",
+    followups: ["What is a solar inverter?"],
   }),
 ];
 

@@ -19,6 +19,7 @@ import { fragmentFrames } from "./delivery";
 import { serializeFrame, serializeFrames, turnScript, type SendRequest, type TurnScript } from "./events";
 import { COPILOT_PROVIDER_ID, type FaultVariant, takeFaultAt } from "./faults";
 import { COPILOT_WIRE_MODES, OTHER_WIRE_MODES, pickCopilotScenario, type CopilotEvent, type CopilotWireMode } from "./scenarios";
+import { wireOf } from "./variation";
 
 /** The socket's path below the site root. */
 export const COPILOT_CHAT_PATH = "/c/api/chat";
@@ -218,7 +219,9 @@ class ChatConnection {
     }
     const plan = takeFaultAt(this.controller, "send");
     const scenario = pickCopilotScenario(request.prompt, isWireMode(request.mode) ? request.mode : "smart");
-    const script = turnScript(scenario, request, plan.taken?.variant ?? null);
+    // a fuzzed page's wire variant (variation.ts), found by the page-load cookie the page's socket carries
+    const wire = wireOf(this.request.headers.cookie);
+    const script = turnScript(scenario, request, plan.taken?.variant ?? null, wire);
 
     if (script.challenge !== null) {
       const answered = script.awaitsChallengeResponse ? this.nextChallengeResponse() : null;
@@ -230,7 +233,7 @@ class ChatConnection {
     // With an exact answer time (`total_ms`), the writes are spread so that the last one leaves exactly then.
     const dueAt = plan.taken === null ? currentAnswerDue() : null;
     if (dueAt === null) await sleep(plan.pacing.delayMs, this.closed.signal);
-    await this.deliver(script, plan.pacing.chunkMs, dueAt);
+    await this.deliver(script, plan.pacing.chunkMs, dueAt, wire.lateClosingMs);
   }
 
   private nextChallengeResponse(): Promise<void> {
@@ -242,7 +245,7 @@ class ChatConnection {
     });
   }
 
-  private async deliver(script: TurnScript, chunkMs: number, dueAt: number | null = null): Promise<void> {
+  private async deliver(script: TurnScript, chunkMs: number, dueAt: number | null = null, lateClosingMs = 0): Promise<void> {
     const { texts, nextId } = serializeFrames(script.frames, this.nextId);
     this.nextId = nextId;
     const writes = fragmentFrames(
@@ -260,6 +263,8 @@ class ChatConnection {
         const offset = spreadOffsetMs(Math.min(index, answerWrites - 1), answerWrites, startedAt, dueAt);
         await sleep(startedAt + offset - Date.now(), this.closed.signal);
       } else if (index > 0) await sleep(chunkMs, this.closed.signal);
+      // copilot.md §3: titleUpdate / suggestedFollowups "may follow within ~1 s" of done (a fuzzed page's variant)
+      if (lateClosingMs > 0 && index === answerWrites) await sleep(lateClosingMs, this.closed.signal);
       if (!this.isOpen()) return;
       for (const fragment of write) this.ws.send(fragment.data, { binary: false, fin: fragment.fin, compress: false });
     }

@@ -136,7 +136,7 @@ export interface GeminiAppPageOptions {
  */
 export function variationScripts(variation: { gemini: GeminiPageVariation; genericTag: string }): string {
   const gemini = `<script type="module">(${VARIATION_SCRIPT.trim()})(${scriptJson(variation.gemini)});</script>`;
-  return `\n${gemini}${variation.genericTag.replace(/^<script>/, '<script type="module">')}`;
+  return `\n${gemini}${variation.genericTag}`;
 }
 
 function modeItems(layout: GeminiLayout): string {

@@ -22,11 +22,17 @@ import { isGrokLayout, renderGrokHomePage } from "./page";
 import { GROK_MODE_IDS, pickGrokScenario, type GrokModeId } from "./scenarios";
 import { renderGrokBody, type GrokStreamFault } from "./stream";
 import { renderChangedPage } from "../shared/changed-page";
+import { genericVariationTag } from "../shared/page-variation";
+import { drawGrokVariation, GROK_VARIATION_PROFILE, NO_WIRE_VARIATION, type GrokWireVariation } from "./variation";
 
 export const GROK_PROVIDER_ID = "grok";
 /** The streaming endpoint, relative to the site root (the replica's mount point). */
 export const GROK_CONVERSATION_PATH = "/rest/app-chat/conversations/new";
 const LOGIN_WALL_COOKIE = "replica_grok_login_wall";
+/** Names the fuzzed page load a request comes from, so its answer plays that page's wire variant (variation.ts). */
+const PAGE_LOAD_COOKIE = "replica_grok_page_load";
+/** Wire variants of the last fuzzed page loads, by page-load number (bounded: old pages stop mattering). */
+const MAX_REMEMBERED_PAGES = 64;
 
 /** Faults answered with an HTTP error instead of a stream; bodies use the real site's `{"error":{code,message}}` shape. */
 export const GROK_ERROR_FAULTS = {
@@ -54,7 +60,10 @@ export function parseGrokRequest(body: unknown): GrokConversationRequest | { err
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { error: "body: must be a JSON object" };
   const message: unknown = Reflect.get(body, "message");
   if (typeof message !== "string" || message.trim() === "") return { error: "message: must be a non-blank string" };
-  const modeId: unknown = Reflect.get(body, "modeId") ?? "auto";
+  // grok.md §1: the current `modeId`, or the older `modelMode:"MODEL_MODE_*"` (a fuzzed page may send either)
+  const modelMode: unknown = Reflect.get(body, "modelMode");
+  const legacy = typeof modelMode === "string" ? modelMode.replace(/^MODEL_MODE_/, "").toLowerCase() : undefined;
+  const modeId: unknown = Reflect.get(body, "modeId") ?? legacy ?? "auto";
   const known = GROK_MODE_IDS.find((id) => id === modeId);
   if (known === undefined) return { error: `modeId: must be one of ${GROK_MODE_IDS.join(", ")}` };
   return { message, modeId: known };
@@ -75,6 +84,18 @@ function isStreamFault(fault: FaultName | null): fault is GrokStreamFault {
 
 export function createGrokApp(controller: FaultController): Hono<ReplicaEnv> {
   const app = new Hono<ReplicaEnv>();
+  const wireVariations = new Map<string, GrokWireVariation>();
+  /** What fuzzed pages reported of their mode picker when they sent (tests read the page's own control state). */
+  const pageStates: unknown[] = [];
+
+  // Test instrumentation, not the site: a fuzzed page reports its picker's state when it sends (grok-variation.js);
+  // the scraper never sees this, a test asserts through it that the mode was chosen on the page.
+  app.post("/__replica/page-state", async (c) => {
+    pageStates.push(await c.req.json().catch(() => null));
+    if (pageStates.length > MAX_REMEMBERED_PAGES) pageStates.shift();
+    return c.body(null, 204);
+  });
+  app.get("/__replica/page-state", (c) => c.json({ states: pageStates }));
 
   app.get("/", (c) => {
     // The server routes "/grok" and "/grok/" here alike; the page must live at ".../" so that its relative API URL
@@ -83,13 +104,26 @@ export function createGrokApp(controller: FaultController): Hono<ReplicaEnv> {
     if (!url.pathname.endsWith("/")) return c.redirect(`${url.pathname}/${url.search}`, 302);
 
     controller.recordPageLoad(GROK_PROVIDER_ID);
+    const draw = controller.drawVariation(GROK_PROVIDER_ID);
     if (controller.takeChangedPage(GROK_PROVIDER_ID)) return c.html(renderChangedPage("Grok"));
     const walled = controller.takeFault(GROK_PROVIDER_ID, (fault) => fault === "login_wall").fault === "login_wall";
     if (walled) setCookie(c, LOGIN_WALL_COOKIE, "1", { path: url.pathname, httpOnly: true, sameSite: "Lax" });
     else if (getCookie(c, LOGIN_WALL_COOKIE) !== undefined) deleteCookie(c, LOGIN_WALL_COOKIE, { path: url.pathname });
     c.header("cache-control", "no-store");
     const layout = controller.layoutOf(GROK_PROVIDER_ID);
-    return c.html(renderGrokHomePage({ loginWall: walled, layout: isGrokLayout(layout) ? layout : "classic" }));
+    const options = { loginWall: walled, layout: isGrokLayout(layout) ? layout : "classic" } as const;
+    if (draw === null) {
+      if (getCookie(c, PAGE_LOAD_COOKIE) !== undefined) deleteCookie(c, PAGE_LOAD_COOKIE, { path: url.pathname });
+      return c.html(renderGrokHomePage(options));
+    }
+    const grok = drawGrokVariation(draw);
+    const key = `${draw.seed}:${draw.pageLoad}`;
+    wireVariations.set(key, grok.wire);
+    for (const old of wireVariations.keys()) if (wireVariations.size > MAX_REMEMBERED_PAGES) wireVariations.delete(old);
+    setCookie(c, PAGE_LOAD_COOKIE, key, { path: url.pathname, httpOnly: true, sameSite: "Lax" });
+    return c.html(
+      renderGrokHomePage({ ...options, variation: { grok: grok.page, genericTag: genericVariationTag(draw, GROK_VARIATION_PROFILE) } }),
+    );
   });
 
   app.post(GROK_CONVERSATION_PATH, async (c) => {
@@ -135,14 +169,21 @@ export function createGrokApp(controller: FaultController): Hono<ReplicaEnv> {
       return c.json(errorBody, status);
     }
     // `slow` is a normal answer with the slow pacing already in `plan.pacing`.
-    return streamAnswer(c, request, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs);
+    const wire = wireVariations.get(getCookie(c, PAGE_LOAD_COOKIE) ?? "") ?? NO_WIRE_VARIATION;
+    return streamAnswer(c, request, isStreamFault(plan.fault) ? plan.fault : null, plan.pacing.chunkMs, wire);
   });
 
   return app;
 }
 
-function streamAnswer(c: Context<ReplicaEnv>, request: GrokConversationRequest, fault: GrokStreamFault | null, chunkMs: number): Response {
-  const body = renderGrokBody(pickGrokScenario(request.message), request, fault);
+function streamAnswer(
+  c: Context<ReplicaEnv>,
+  request: GrokConversationRequest,
+  fault: GrokStreamFault | null,
+  chunkMs: number,
+  wire: GrokWireVariation,
+): Response {
+  const body = renderGrokBody(pickGrokScenario(request.message), request, fault, wire);
   const stream = pacedBody(splitIntoChunks(body.bytes), {
     chunkMs,
     ending: body.ending === "eof" ? { kind: "close" } : { kind: "destroy", destroy: () => destroyConnection(c) },

@@ -4,9 +4,12 @@
  * client/grok-page.js, inlined here so the page is one request like the real site's first paint.
  */
 import { readFileSync } from "node:fs";
+import type { GrokPageVariation } from "./variation";
 
 const CLIENT_SCRIPT = readFileSync(new URL("./client/grok-page.js", import.meta.url), "utf8");
 if (CLIENT_SCRIPT.includes("</script")) throw new Error("grok-page.js must not contain a closing script tag");
+const VARIATION_SCRIPT = readFileSync(new URL("./client/grok-variation.js", import.meta.url), "utf8");
+if (VARIATION_SCRIPT.includes("</script")) throw new Error("grok-variation.js must not contain a closing script tag");
 
 const STYLE = `
 :root { color-scheme: dark; --bg: #141414; --surface: #1f1f1f; --border: #2e2e2e; --text: #ececec; --muted: #9a9a9a; --accent: #e8e8e8; }
@@ -93,6 +96,18 @@ export interface GrokPageOptions {
   /** Render the signed-out state: Sign in / Sign up buttons in the header and the sign-in modal over the composer. */
   loginWall: boolean;
   layout: GrokLayout;
+  /** A fuzzed page load (variation.ts): Grok's own variation and the generic tag; absent = the page as always. */
+  variation?: { grok: GrokPageVariation; genericTag: string };
+}
+
+/**
+ * The scripts of a fuzzed page, after the page's own module script. Both run as module scripts so that they run after
+ * it (an inline classic script would run before a module script, while the page script has not built the page yet).
+ */
+function variationScripts(variation: { grok: GrokPageVariation; genericTag: string }): string {
+  const config = JSON.stringify(variation.grok).replaceAll("<", "\\u003c");
+  const grok = `<script type="module">(${VARIATION_SCRIPT.trim()})(${config});</script>`;
+  return `\n${grok}${variation.genericTag}`;
 }
 
 /** Where the page script finds its own elements in each layout (the script's business, not the scraper's). */
@@ -172,7 +187,7 @@ export function renderGrokHomePage(options: GrokPageOptions): string {
 <template id="login-wall-template">${LOGIN_WALL}</template>
 ${options.loginWall ? LOGIN_WALL : ""}
 <script type="module">const LAYOUT = ${config};
-${CLIENT_SCRIPT}</script>
+${CLIENT_SCRIPT}</script>${options.variation === undefined ? "" : variationScripts(options.variation)}
 </body>
 </html>`;
 }

@@ -3,7 +3,8 @@
  * one JSON object per `\n`-terminated line, every line `{"result":{…}}`, no prefix and no end marker. Exported so that
  * tests can build the same bytes the replica sends.
  */
-import type { GrokModeId, GrokScenario } from "./scenarios";
+import type { GrokModeId, GrokScenario, GrokWebSearchResult, GrokXPost } from "./scenarios";
+import { NO_WIRE_VARIATION, type GrokWireVariation } from "./variation";
 
 /** What the page sent that the answer echoes. */
 export interface GrokRequestEcho {
@@ -56,8 +57,40 @@ export function splitAnswerTokens(text: string, size: number): string[] {
   return tokens;
 }
 
-/** Every line of a normal answer, in the order the real site sends them. */
-export function buildGrokLines(scenario: GrokScenario, request: GrokRequestEcho): GrokLine[] {
+/** Consecutive batches of a list (order kept), at most `count`, none empty. */
+function inBatches<T>(list: readonly T[], count: number): T[][] {
+  const size = Math.max(1, Math.ceil(list.length / count));
+  const batches: T[][] = [];
+  for (let start = 0; start < list.length; start += size) batches.push(list.slice(start, start + size));
+  return batches;
+}
+
+/** A web source as the sheet's §4 reads it (title, url, preview or null), to tell whether two lists say the same. */
+function sourceKey(source: GrokWebSearchResult): string {
+  return JSON.stringify([source.url, source.title, source.preview === undefined || source.preview === "" ? null : source.preview]);
+}
+
+/** Whether the union of the streamed lists (first seen wins) says what the final list says. */
+function streamedUnionMatches<T>(
+  streamed: readonly (readonly T[])[],
+  final: readonly T[],
+  id: (item: T) => string,
+  key: (item: T) => string,
+): boolean {
+  const union = new Map<string, T>();
+  for (const item of streamed.flat()) if (!union.has(id(item))) union.set(id(item), item);
+  const merged = [...union.values()];
+  return (
+    merged.length === final.length &&
+    merged.every((item, index) => {
+      const other = final[index];
+      return other !== undefined && key(item) === key(other);
+    })
+  );
+}
+
+/** Every line of a normal answer, in the order the real site sends them (`wire`: a fuzzed page's variant, variation.ts). */
+export function buildGrokLines(scenario: GrokScenario, request: GrokRequestEcho, wire: GrokWireVariation = NO_WIRE_VARIATION): GrokLine[] {
   const lines: GrokLine[] = [];
   const responseId = scenario.responseId;
   // Older follow-up builds drop the `response` level; everything else about the line stays the same.
@@ -81,15 +114,35 @@ export function buildGrokLines(scenario: GrokScenario, request: GrokRequestEcho)
   for (const token of scenario.thinking) {
     lines.push(line("thinking", { token, isThinking: true, isSoftStop: false, responseId }));
   }
-  for (const results of scenario.streamedWebSearchResults) {
-    lines.push(line("webSearchResults", { webSearchResults: { results }, responseId }));
-  }
-  for (const results of scenario.streamedXSearchResults) {
-    lines.push(line("xSearchResults", { xSearchResults: { results }, responseId }));
-  }
-  for (const card of scenario.cards) {
-    lines.push(line("cardAttachment", { cardAttachment: { jsonData: JSON.stringify(card) }, responseId }));
-  }
+  // late_lists on the wire (grok.md §3 "Streamed extras may arrive several times and in any order"): each streamed list
+  // in batches, the first before the answer and the rest after its tokens (each list keeps its own order)
+  const early: GrokLine[] = [];
+  const lateExtras: GrokLine[] = [];
+  // a kind's batches in order: the first half before the answer, the rest after it, so each list keeps its order
+  const place = (batches: GrokLine[]): void => {
+    const half = wire.extrasInBatches ? Math.ceil(batches.length / 2) : batches.length;
+    early.push(...batches.slice(0, half));
+    lateExtras.push(...batches.slice(half));
+  };
+  place(
+    scenario.streamedWebSearchResults.flatMap((results) =>
+      (wire.extrasInBatches ? inBatches(results, 2) : [results]).map((batch) =>
+        line("webSearchResults", { webSearchResults: { results: batch }, responseId }),
+      ),
+    ),
+  );
+  place(
+    scenario.streamedXSearchResults.flatMap((results) =>
+      (wire.extrasInBatches ? inBatches(results, 3) : [results]).map((batch) =>
+        line("xSearchResults", { xSearchResults: { results: batch }, responseId }),
+      ),
+    ),
+  );
+  scenario.cards.forEach((card, index) => {
+    const cardLine = line("cardAttachment", { cardAttachment: { jsonData: JSON.stringify(card) }, responseId });
+    (wire.extrasInBatches && index % 2 === 1 ? lateExtras : early).push(cardLine);
+  });
+  lines.push(...early);
 
   const extra = (position: "before_answer" | "mid_answer"): GrokLine[] =>
     scenario.extraLines
@@ -104,14 +157,31 @@ export function buildGrokLines(scenario: GrokScenario, request: GrokRequestEcho)
     lines.push(line("token", { token, isThinking: false, isSoftStop: false, responseId, messageTag: "final", messageStepId: 0 }));
   });
   if (tokens.length <= middle) lines.push(...extra("mid_answer"));
+  lines.push(...lateExtras);
 
   const finalMetadata: Record<string, unknown> = {};
-  if (scenario.followUpSuggestions !== null) {
+  // sheet_alternatives (grok.md §4 related_questions "or streamed followUpSuggestions.suggestions[].label")
+  if (wire.streamedFollowUps && scenario.followUpSuggestions !== null) {
+    const suggestions = scenario.followUpSuggestions.map((label) => ({ label }));
+    lines.push(line("extra", { followUpSuggestions: { suggestions }, responseId }));
+  } else if (scenario.followUpSuggestions !== null) {
     finalMetadata.followUpSuggestions = scenario.followUpSuggestions.map((label) => ({ label, toolOverrides: {} }));
   }
   Object.assign(finalMetadata, { feedbackLabels: [], toolsUsed: {}, disclaimer: "" });
   lines.push(line("finalMetadata", { finalMetadata }));
 
+  // sheet_alternatives (grok.md §4: web_sources / social_results fall back on the streamed lists): the final lists
+  // left out, only where the streamed union says the same, so the scenario's answer does not change
+  const omitSources =
+    wire.finalListsOmitted &&
+    scenario.streamedWebSearchResults.length > 0 &&
+    streamedUnionMatches(scenario.streamedWebSearchResults, scenario.webSearchResults, (source) => source.url, sourceKey);
+  const postKey = (post: GrokXPost): string => JSON.stringify(post);
+  const omitPosts =
+    wire.finalListsOmitted &&
+    scenario.xposts !== null &&
+    scenario.streamedXSearchResults.length > 0 &&
+    streamedUnionMatches(scenario.streamedXSearchResults, scenario.xposts, (post) => post.postId, postKey);
   const modelResponse: Record<string, unknown> = {
     responseId,
     message: scenario.message,
@@ -123,9 +193,9 @@ export function buildGrokLines(scenario: GrokScenario, request: GrokRequestEcho)
     shared: false,
     query: request.message,
     queryType: "",
-    webSearchResults: scenario.webSearchResults,
+    ...(omitSources ? {} : { webSearchResults: scenario.webSearchResults }),
   };
-  if (scenario.xposts !== null) {
+  if (scenario.xposts !== null && !omitPosts) {
     modelResponse.xpostIds = scenario.xposts.map((post) => post.postId);
     modelResponse.xposts = scenario.xposts;
   }
@@ -161,7 +231,12 @@ export function linesToNdjson(lines: readonly GrokLine[]): string {
  * EOF. `disconnect`: the same prefix plus the first half of the next line's bytes, then the connection is cut (never
  * reaches `modelResponse`). `empty_answer`: no thinking, sources or tokens, and a `modelResponse` whose message is "".
  */
-export function renderGrokBody(scenario: GrokScenario, request: GrokRequestEcho, fault: GrokStreamFault | null): GrokBody {
+export function renderGrokBody(
+  scenario: GrokScenario,
+  request: GrokRequestEcho,
+  fault: GrokStreamFault | null,
+  wire: GrokWireVariation = NO_WIRE_VARIATION,
+): GrokBody {
   const encoder = new TextEncoder();
   if (fault === "empty_answer") {
     const empty: GrokScenario = {
@@ -176,10 +251,10 @@ export function renderGrokBody(scenario: GrokScenario, request: GrokRequestEcho,
       webSearchResults: [],
       xposts: scenario.xposts === null ? null : [],
     };
-    return { bytes: encoder.encode(linesToNdjson(buildGrokLines(empty, request))), ending: "eof" };
+    return { bytes: encoder.encode(linesToNdjson(buildGrokLines(empty, request, wire))), ending: "eof" };
   }
 
-  const lines = buildGrokLines(scenario, request);
+  const lines = buildGrokLines(scenario, request, wire);
   if (fault === null) return { bytes: encoder.encode(linesToNdjson(lines)), ending: "eof" };
 
   const tokenIndexes = lines.flatMap((l, i) => (l.kind === "token" ? [i] : []));

@@ -167,8 +167,7 @@ export function createPerplexityApp(controller: FaultController): Hono<ReplicaEn
       fuzzedPages.set(drawn.page.frontendContextUuid, drawn.stream);
       if (fuzzedPages.size > MAX_REMEMBERED_PAGES) fuzzedPages.delete(fuzzedPages.keys().next().value ?? "");
     }
-    // the page's own script is a module (deferred): the generic runtime must run after it, so it is a module too
-    const variationTag = genericVariationTag(draw, PERPLEXITY_VARIATION_PROFILE).replace(/^<script>/, '<script type="module">');
+    const variationTag = genericVariationTag(draw, PERPLEXITY_VARIATION_PROFILE);
     return c.html(
       renderPerplexityPage({
         layout: isPerplexityLayout(layout) ? layout : "lexical-prose",

@@ -1,17 +1,19 @@
 /**
  * GET /scrapers/copilot end to end: the real Worker, real Chromium through the Browser Rendering binding, the Copilot
- * replica (chat page, POST /c/api/start, the chat WebSocket). Expected fields are derived from the replica's scenario
- * data by the mapping of providers/copilot.md §4 (test/fixtures/copilot/expected-fields.ts), independently of the
- * parser; the mode and the prompt are checked in the `send` frame the replica received.
+ * replica (chat page, POST /c/api/start, the chat WebSocket). Expected fields come from the Copilot oracle
+ * (test/support/oracles/copilot.ts), written from the replica's scenario data and copilot.md §4 by hand, independently
+ * of the parser and the renderer; the mode and the prompt are checked in the `send` frame the replica received.
  */
 import { env } from "cloudflare:workers";
 import type { z } from "@hono/zod-openapi";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { pickCopilotScenario, type CopilotWireMode } from "../../replicas/copilot/scenarios";
+import type { CopilotWireMode } from "../../replicas/copilot/scenarios";
 import type { CopilotAnswerSchema } from "../../src/scrapers/copilot/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
-import { expectedCopilotFields } from "../fixtures/copilot/expected-fields";
+import { fieldMismatches } from "../support/oracles/draw";
+import { copilotExpectation, copilotOracle } from "../support/oracles/copilot";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import {
   api,
   balanceOf,
@@ -42,8 +44,14 @@ async function scrape(
   return { status: response.status, body: (await response.json()) as CopilotResponse & { detail?: string } };
 }
 
-function expected(prompt: string, mode: CopilotWireMode) {
-  return { mode, ...expectedCopilotFields(pickCopilotScenario(prompt, mode)) };
+function expected(prompt: string, mode: CopilotWireMode): Record<string, unknown> {
+  return copilotExpectation(prompt, mode);
+}
+
+/** What the replica's fuzzed pages reported of their mode menu when they sent (copilot-variation.js). */
+async function pageStates(): Promise<{ checkedIndex: number; triggerLabel: string }[]> {
+  const response = await fetch(`${env.REPLICA_URL}/copilot/__replica/page-state`);
+  return ((await response.json()) as { states: { checkedIndex: number; triggerLabel: string }[] }).states;
 }
 
 function expectCommonFields(body: CopilotResponse, prompt: string): void {
@@ -77,27 +85,13 @@ async function expectScenario(prompt: string, mode: CopilotWireMode): Promise<Co
 }
 
 describe("copilot scenarios through real Chromium", () => {
-  const cases: Array<[string, CopilotWireMode]> = [
-    ["What is the tallest mountain in Europe?", "search"],
-    ["Plan a weekend in Lisbon", "smart"],
-    ["Say hi", "chat"],
-    ["Why is the sky blue?", "reasoning"],
-    ["Teach me photosynthesis", "study"],
-    ["many-citations about solar power", "search"],
-    ["no-citations boiling point", "search"],
-    ["duplicate-citations eiffel", "smart"],
-    ["markdown-links rust", "chat"],
-    ["replace-text capital", "search"],
-    ["chain-of-thought primes", "reasoning"],
-    ["multi-part weather", "study"],
-    ["unicode-emoji 🚀 test", "smart"],
-    ["long-answer", "search"],
-    ["unknown-events lighthouse", "smart"],
-    ["concatenated-frames", "search"],
-  ];
-  for (const [prompt, mode] of cases) {
-    it(`${pickCopilotScenario(prompt, mode).id} (${mode}): every field exact, mode and prompt verified on the wire`, async () => {
-      await expectScenario(prompt, mode);
+  // every answered scenario of the replica, expected fields from the oracle
+  for (const scenario of copilotOracle.cases()) {
+    const prompt = scenario.params.prompt ?? "";
+    const mode = (scenario.params.mode ?? "search") as CopilotWireMode;
+    it(`${scenario.id} (${mode}): every field exact, mode and prompt verified on the wire`, async () => {
+      const body = await expectScenario(prompt, mode);
+      expect(fieldMismatches(scenario.expected, body)).toEqual([]);
     });
   }
 
@@ -139,7 +133,39 @@ describe("copilot on every replica layout", () => {
       await expectScenario(`many-citations in the ${layout} layout`, mode);
     });
   }
+
+  // A fuzzed page with every class off is the layout's page plus the replica's page-state report: the test reads the
+  // mode menu's own state when the page sent, so a patched frame cannot pass for a choice on the page. The localised
+  // layout's German labels are not the scraper's (the mode is patched there, and the menu keeps the default).
+  const onPage: Array<[string, CopilotWireMode, number]> = [
+    ["default", "reasoning", 3],
+    ["default", "search", 0],
+    ["classic", "reasoning", -1],
+    ["classic", "study", -1],
+  ];
+  for (const [layout, mode, checkedIndex] of onPage) {
+    it(`${layout} layout: chooses ${mode} on the page (the menu's state when the page sent)`, async () => {
+      await replicaControl("layout", { provider: "copilot", layout });
+      await replicaControl("variation", { provider: "copilot", seed: 1, classes: [] });
+      const before = (await pageStates()).length;
+      const prompt = `no-citations chosen on the page ${layout} ${mode}`;
+      await expectScenario(prompt, mode);
+      const state = (await pageStates()).slice(before).at(-1);
+      // the classic layout's options are plain buttons without a checked state: its trigger shows the chosen label
+      if (checkedIndex >= 0) expect(state?.checkedIndex, JSON.stringify(state)).toBe(checkedIndex);
+      const labels: Record<CopilotWireMode, RegExp> = {
+        search: /^search/i,
+        smart: /^smart/i,
+        chat: /^quick/i,
+        reasoning: /^think deeper/i,
+        study: /^study/i,
+      };
+      expect(state?.triggerLabel, JSON.stringify(state)).toMatch(labels[mode]);
+    });
+  }
 });
+
+describeFuzzedPages({ oracle: copilotOracle, seeds: CI_SEEDS });
 
 describe("copilot failure variants (copilot.md §5)", () => {
   /** Posts `fault` `count` times and scrapes once per variant; every scrape must fail with `status` and `detail`. */

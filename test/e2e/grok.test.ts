@@ -1,11 +1,11 @@
 /**
  * GET /scrapers/grok end to end: the real Worker, real Chromium through the Browser Rendering binding, the Grok
- * replica. Expected fields are derived from the replica's scenario data by the mapping of providers/grok.md §4,
- * written here independently of the parser.
+ * replica. Expected fields come from the Grok oracle (test/support/oracles/grok.ts), written by hand from the replica's
+ * scenario data and providers/grok.md §4, never by the parser or the renderer; a mode chosen on the page is asserted
+ * through the picker's own state, and every field is compared on seeded page variants (describeFuzzedPages).
  */
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { pickGrokScenario, type GrokScenario, type GrokXPost } from "../../replicas/grok/scenarios";
 import type { z } from "@hono/zod-openapi";
 import type { GrokAnswerSchema } from "../../src/scrapers/grok/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
@@ -23,6 +23,9 @@ import {
   type TestAccount,
 } from "../integration/helpers";
 import { describeProviderContract } from "./provider-contract";
+import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
+import { fieldMismatches } from "../support/oracles/draw";
+import { grokExpectation, grokOracle, type GrokMode } from "../support/oracles/grok";
 
 type GrokResponse = CommonScrapeFields & z.infer<typeof GrokAnswerSchema>;
 
@@ -36,41 +39,10 @@ afterEach(async () => {
 
 const MODE_IDS = { MODEL_MODE_AUTO: "auto", MODEL_MODE_FAST: "fast", MODEL_MODE_EXPERT: "expert" } as const;
 
-function expectedSocial(post: GrokXPost) {
-  const views = typeof post.viewCount === "number" ? post.viewCount : Number.parseInt(post.viewCount ?? "", 10);
-  return {
-    post_id: post.postId,
-    user_name: post.username.replace(/^@/, ""),
-    name: post.name,
-    text: post.text,
-    view_count: Number.isFinite(views) ? views : 0,
-    profile_image_url: post.profileImageUrl ? post.profileImageUrl : null,
-    create_time: post.createTime ? post.createTime : null,
-  };
-}
-
-function expectedFields(scenario: GrokScenario, mode: keyof typeof MODE_IDS) {
-  const streamedSources = scenario.streamedWebSearchResults.flat();
-  const sources = scenario.webSearchResults.length > 0 ? scenario.webSearchResults : streamedSources;
-  const uniqueSources = [...new Map(sources.map((source) => [source.url, source])).values()];
-  const posts = scenario.xposts ?? [...new Map(scenario.streamedXSearchResults.flat().map((post) => [post.postId, post])).values()];
-  return {
-    mode,
-    web_sources: uniqueSources.map((source) => ({ title: source.title, url: source.url, preview: source.preview ? source.preview : null })),
-    social_results: posts.map(expectedSocial),
-    related_questions: scenario.followUpSuggestions ?? [],
-    conversation:
-      scenario.conversation === null
-        ? null
-        : {
-            conversation_id: scenario.conversation.conversationId,
-            title: scenario.newTitle ?? scenario.conversation.title,
-            temporary: scenario.conversation.temporary,
-            create_time: scenario.conversation.createTime,
-            modify_time: scenario.conversation.modifyTime,
-          },
-    llm_model: scenario.includeModel ? `grok-4-${MODE_IDS[mode]}` : null,
-  };
+/** What the replica's fuzzed pages reported of their mode picker when they sent (grok-variation.js). */
+async function pageStates(): Promise<{ checkedIndex: number; checkedLabel: string | null }[]> {
+  const response = await fetch(`${env.REPLICA_URL}/grok/__replica/page-state`);
+  return ((await response.json()) as { states: { checkedIndex: number; checkedLabel: string | null }[] }).states;
 }
 
 async function scrape(
@@ -98,49 +70,21 @@ function expectCompleteResponse(body: GrokResponse, prompt: string): void {
 }
 
 describe("grok scenarios through real Chromium", () => {
-  const scenarios: Array<[string, keyof typeof MODE_IDS]> = [
-    ["What is the tallest mountain in Europe?", "MODEL_MODE_AUTO"],
-    ["many-posts: what do people say about the launch?", "MODEL_MODE_EXPERT"],
-    ["web-sources-only please", "MODEL_MODE_FAST"],
-    ["unicode-emoji 🚀 test", "MODEL_MODE_AUTO"],
-    ["citation-tags check", "MODEL_MODE_AUTO"],
-    ["null-optional-fields", "MODEL_MODE_FAST"],
-    ["thinking-tokens first", "MODEL_MODE_EXPERT"],
-    ["no-conversation-line", "MODEL_MODE_AUTO"],
-    ["long-answer", "MODEL_MODE_AUTO"],
-    ["xai-artifact", "MODEL_MODE_AUTO"],
-  ];
-  for (const [prompt, mode] of scenarios) {
-    it(`${pickGrokScenario(prompt).id} (${mode})`, async () => {
-      const scenario = pickGrokScenario(prompt);
+  // every answered scenario of the replica, expected fields from the oracle (written from the scenario data)
+  for (const scenario of grokOracle.cases()) {
+    const prompt = scenario.params.prompt ?? "";
+    const mode = (scenario.params.mode ?? "MODEL_MODE_AUTO") as GrokMode;
+    it(`${scenario.id} (${mode}): every field exact`, async () => {
       const { status, body, headers } = await scrape({ prompt, mode, bypass_cache: "true" });
       expect(status, JSON.stringify(body)).toBe(200);
       expectCompleteResponse(body, prompt);
       expect(body.cached).toBe(false);
-      expect(body).toMatchObject(expectedFields(scenario, mode));
+      expect(fieldMismatches(scenario.expected, body)).toEqual([]);
       // The site ran in the requested mode: the page's own request carried its modeId.
       expect((await replicaRequests("grok")).at(-1)?.body).toMatchObject({ message: prompt, modeId: MODE_IDS[mode] });
       expect(Number(headers.get("X-Credits-Remaining"))).toBe(await balanceOf(account.accountId));
     });
   }
-
-  it("default scenario: exact markdown with citation links and exact plain text", async () => {
-    const prompt = "Who designed the Eiffel Tower?";
-    const { body } = await scrape({ prompt, bypass_cache: "true" });
-    expect(body.result_markdown).toBe(
-      [
-        `You asked: "${prompt}".`,
-        "",
-        "This is the replica's default answer. It cites an encyclopedia[1](https://en.wikipedia.org/wiki/Special:Search) and a second reference[2](https://www.britannica.com/search).",
-        "",
-        "- It has **bold** text and a list.",
-        "- It has no posts from X.",
-      ].join("\n"),
-    );
-    expect(body.result).toContain(`You asked: "${prompt}".`);
-    expect(body.result).toContain("It has bold text and a list.");
-    expect(body.result).not.toContain("**");
-  });
 
   it("long answer over 30 kB arrives whole", async () => {
     const { body } = await scrape({ prompt: "long-answer", bypass_cache: "true" });
@@ -228,7 +172,7 @@ describe("cache, hosted markdown and credits", () => {
     await replicaControl("pacing", { provider: "grok", delay_ms: 1_500, chunk_ms: 40 });
     const { status, body } = await scrape({ prompt: "citation-tags slowly", bypass_cache: "true", timeout: "60" });
     expect(status).toBe(200);
-    expect(body).toMatchObject(expectedFields(pickGrokScenario("citation-tags"), "MODEL_MODE_AUTO"));
+    expect(fieldMismatches(grokExpectation("citation-tags slowly", "MODEL_MODE_AUTO"), body)).toEqual([]);
     expect(body.result_markdown).not.toContain("<grok:render");
     expect(body.elapsed_ms).toBeGreaterThan(1_500);
   });
@@ -299,13 +243,33 @@ describe("grok on every replica layout", () => {
         const { status, body } = await scrape({ prompt, mode, bypass_cache: "true" });
         expect(status, JSON.stringify(body)).toBe(200);
         expectCompleteResponse(body, prompt);
-        expect(body).toMatchObject(expectedFields(pickGrokScenario(prompt), mode));
+        expect(fieldMismatches(grokExpectation(prompt, mode), body)).toEqual([]);
         const sent = (await replicaRequests("grok")).at(-1);
         expect(sent?.body).toMatchObject({ message: prompt, modeId: MODE_IDS[mode] });
       });
     }
   }
+
+  // A fuzzed page with every class off is the layout's page plus the replica's page-state report: the test reads the
+  // picker's own state (the checked item) when the page sent, so a patched request cannot pass for a choice on the page.
+  for (const layout of layouts) {
+    for (const mode of ["MODEL_MODE_FAST", "MODEL_MODE_EXPERT"] as const) {
+      it(`${layout} layout: chooses ${mode} on the page (the picker's checked item when the page sent)`, async () => {
+        await replicaControl("layout", { provider: "grok", layout });
+        await replicaControl("variation", { provider: "grok", seed: 1, classes: [] });
+        const before = (await pageStates()).length;
+        const prompt = `no-posts chosen on the page ${layout} ${mode}`;
+        const { status, body } = await scrape({ prompt, mode, bypass_cache: "true" });
+        expect(status, JSON.stringify(body)).toBe(200);
+        const states = (await pageStates()).slice(before);
+        expect(states.at(-1)?.checkedIndex, JSON.stringify(states)).toBe(Object.keys(MODE_IDS).indexOf(mode));
+        expect((await replicaRequests("grok")).at(-1)?.body).toMatchObject({ message: prompt, modeId: MODE_IDS[mode] });
+      });
+    }
+  }
 });
+
+describeFuzzedPages({ oracle: grokOracle, seeds: CI_SEEDS });
 
 describeProviderContract({
   provider: "grok",

@@ -4,6 +4,7 @@
  * variant at its point of the turn, the layouts, and the page driven by real Chromium.
  * Runs in Node (the replica is a Node server); the browser part is skipped when Debian's Chromium is missing.
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -14,6 +15,8 @@ import { COPILOT_FAULT_VARIANTS, variantOf } from "../../replicas/copilot/faults
 import { COPILOT_LAYOUTS, LAYOUT_CONFIGS, renderCopilotPage } from "../../replicas/copilot/page";
 import { COPILOT_SCENARIOS, COPILOT_WIRE_MODES, codeUnitDeltas, pickCopilotScenario, wordDeltas } from "../../replicas/copilot/scenarios";
 import { startReplicaServer, type RunningReplicaServer } from "../../replicas/server";
+import { drawCopilotVariation, NO_WIRE_VARIATION } from "../../replicas/copilot/variation";
+import { VARIATION_CLASSES, VariationDraw } from "../../replicas/shared/variation";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 
@@ -565,4 +568,81 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       expect(await dialog.isVisible()).toBe(true);
     });
   }, 60_000);
+});
+
+describe("page fuzzing (issue 29)", () => {
+  /** sha256 of the pages as served before page fuzzing existed: fuzzing off must not change a byte of them. */
+  const PAGES_BEFORE_FUZZING: Record<string, string> = {
+    default: "59abba035eeadc42ddb5cdfe471ab421eed7a27e7681167fd96fe01103c58d52",
+    classic: "61cbbd147bb2aced414bd1a4ef7ba9cf4d0e835e34cc0f332ee775c53259292b",
+    localised: "922b025bcbb157ddb10a2896d3b88fff000bfc03e84a4826899d5c8e987369f0",
+  };
+
+  async function chatPage(): Promise<{ html: string; cookie: string }> {
+    const response = await fetch(`${server.url}/copilot/`);
+    return { html: await response.text(), cookie: response.headers.get("set-cookie") ?? "" };
+  }
+
+  it("with fuzzing off every layout's page is byte-identical to the page before fuzzing existed", async () => {
+    for (const layout of COPILOT_LAYOUTS) {
+      expect(createHash("sha256").update(renderCopilotPage(layout)).digest("hex"), layout).toBe(PAGES_BEFORE_FUZZING[layout]);
+    }
+    expect((await chatPage()).html).toBe(renderCopilotPage("default"));
+    await control("variation", { provider: "copilot", seed: 3 });
+    await control("variation", { provider: "copilot", seed: null });
+    const plain = await chatPage();
+    expect(plain.html).toBe(renderCopilotPage("default"));
+    expect(plain.cookie).not.toContain("replica_copilot_page_load=");
+  });
+
+  it("the same seed draws the same pages, page load by page load; another seed draws others", async () => {
+    const pages = async (seed: number): Promise<string[]> => {
+      await control("variation", { provider: "copilot", seed });
+      return [(await chatPage()).html, (await chatPage()).html, (await chatPage()).html];
+    };
+    const first = await pages(21);
+    expect(await pages(21)).toEqual(first);
+    expect(await pages(22)).not.toEqual(first);
+  });
+
+  it("a class that is off changes nothing of that class, and the other classes draw exactly as before", () => {
+    const without = (name: string) => new Set(VARIATION_CLASSES.filter((other) => other !== name));
+    for (let seed = 0; seed < 40; seed += 1) {
+      const all = drawCopilotVariation(new VariationDraw("copilot", seed, 1, new Set(VARIATION_CLASSES)), false);
+      const noLists = drawCopilotVariation(new VariationDraw("copilot", seed, 1, without("late_lists")), false);
+      expect(noLists.page.lists).toBeNull();
+      expect(noLists.wire.citationsAfterText).toBe(false);
+      expect({ ...noLists.page, lists: all.page.lists }).toEqual(all.page);
+      expect({ ...noLists.wire, citationsAfterText: all.wire.citationsAfterText }).toEqual(all.wire);
+      const noAlternatives = drawCopilotVariation(new VariationDraw("copilot", seed, 1, without("sheet_alternatives")), false);
+      expect(noAlternatives.page).toEqual({ lists: all.page.lists, consentBanner: false, noTemporarySession: false });
+      expect(noAlternatives.wire).toEqual({ ...NO_WIRE_VARIATION, citationsAfterText: all.wire.citationsAfterText });
+      expect(drawCopilotVariation(new VariationDraw("copilot", seed, 1, new Set()), false)).toEqual({
+        page: { lists: null, consentBanner: false, noTemporarySession: false },
+        wire: NO_WIRE_VARIATION,
+      });
+    }
+  });
+
+  it("every wire variant carries the same events of the answer (text in order, citations in order, closing events)", () => {
+    const request: SendRequest = { conversationId: "conv-1", prompt: "p", mode: "search" };
+    const wires = [
+      { citationMessageId: true, sharedFrames: null, lateClosingMs: 0, citationsAfterText: false },
+      { citationMessageId: false, sharedFrames: "" as const, lateClosingMs: 500, citationsAfterText: true },
+      { citationMessageId: true, sharedFrames: "\u001e" as const, lateClosingMs: 0, citationsAfterText: true },
+    ];
+    const eventsOf = (frames: ReturnType<typeof answerFrames>) => frames.flatMap((frame) => (frame.kind === "events" ? frame.events : []));
+    for (const scenario of COPILOT_SCENARIOS) {
+      expect(answerFrames(scenario, request, NO_WIRE_VARIATION)).toEqual(answerFrames(scenario, request));
+      const plain = eventsOf(answerFrames(scenario, request));
+      for (const wire of wires) {
+        const varied = eventsOf(answerFrames(scenario, request, wire));
+        const texts = (list: typeof plain) => list.filter((event) => event.event !== "citation").map((event) => JSON.stringify(event));
+        const urls = (list: typeof plain) => list.filter((event) => event.event === "citation").map((event) => event.url);
+        expect(texts(varied)).toEqual(texts(plain));
+        expect(urls(varied)).toEqual(urls(plain));
+        expect(varied.at(-1)).toEqual(plain.at(-1));
+      }
+    }
+  });
 });

@@ -3,6 +3,7 @@
  * framing, deterministic scenarios, every fault, the control API, and the page driven by real Chromium.
  * Runs in Node (the replica is a Node server); the browser part is skipped when Debian's Chromium is missing.
  */
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ControlState } from "../../replicas/control";
@@ -11,6 +12,9 @@ import { GROK_SCENARIOS, pickGrokScenario, type GrokScenario } from "../../repli
 import { buildGrokLines, renderGrokBody, splitAnswerTokens, type GrokLineKind } from "../../replicas/grok/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
+import { GROK_LAYOUTS, renderGrokHomePage } from "../../replicas/grok/page";
+import { drawGrokVariation, NO_PAGE_VARIATION, NO_WIRE_VARIATION } from "../../replicas/grok/variation";
+import { VARIATION_CLASSES, VariationDraw } from "../../replicas/shared/variation";
 
 const CHROMIUM = "/usr/lib/chromium/chromium";
 const ENDPOINT = "/grok/rest/app-chat/conversations/new";
@@ -397,4 +401,109 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       await browser.close();
     }
   }, 60_000);
+});
+
+describe("page fuzzing (issue 29)", () => {
+  /** sha256 of the pages as served before page fuzzing existed: fuzzing off must not change a byte of them. */
+  const PAGES_BEFORE_FUZZING: Record<string, string> = {
+    "classic false": "e12db2ab0f349c7d9462fc473cbf378b5c9092635ac65b06dd963d005f6a2621",
+    "classic true": "ff2b707e45695a30d64c4225c71169e714f30ef1e05439470579329f4011f4a5",
+    "described false": "a69bcfe235b573cf1bf324ca84375978a1c505ff39a246970d593c450a1572f9",
+    "described true": "9a1743c71a8b5eaa1d78ded6a2c6e79ce5a9a49a0d87071dd5be6cdc6838e0e8",
+    "legacy false": "d662dc821e383de8dc1b349a36de6df62cf91dadf09b77d84d568c395f9915b4",
+    "legacy true": "3c349facdd049a03dc09a99e6e70222d4e40c04a69ee0e73ba7e48296bbed962",
+  };
+
+  async function homePage(): Promise<string> {
+    return (await fetch(`${server.url}/grok/`)).text();
+  }
+
+  it("with fuzzing off every layout's page is byte-identical to the page before fuzzing existed", async () => {
+    for (const layout of GROK_LAYOUTS) {
+      for (const loginWall of [false, true]) {
+        const html = renderGrokHomePage({ layout, loginWall });
+        expect(createHash("sha256").update(html).digest("hex"), `${layout} ${loginWall}`).toBe(
+          PAGES_BEFORE_FUZZING[`${layout} ${loginWall}`],
+        );
+      }
+    }
+    expect(await homePage()).toBe(renderGrokHomePage({ layout: "classic", loginWall: false }));
+    await control("variation", { provider: "grok", seed: 5 });
+    await control("variation", { provider: "grok", seed: null });
+    expect(await homePage()).toBe(renderGrokHomePage({ layout: "classic", loginWall: false }));
+  });
+
+  it("the same seed draws the same pages, page load by page load; another seed draws others", async () => {
+    const pages = async (seed: number): Promise<string[]> => {
+      await control("variation", { provider: "grok", seed });
+      return [await homePage(), await homePage(), await homePage()];
+    };
+    const first = await pages(11);
+    expect(await pages(11)).toEqual(first);
+    expect(await pages(12)).not.toEqual(first);
+    const drawn = (await state()).providers.grok?.variation?.draws ?? [];
+    expect(drawn.map((draw) => draw.page_load)).toEqual([1, 2, 3]);
+  });
+
+  it("a class that is off changes nothing of that class, and the other classes draw exactly as before", () => {
+    for (let seed = 0; seed < 40; seed += 1) {
+      const all = drawGrokVariation(new VariationDraw("grok", seed, 1, new Set(VARIATION_CLASSES)));
+      const noLists = drawGrokVariation(
+        new VariationDraw("grok", seed, 1, new Set(VARIATION_CLASSES.filter((name) => name !== "late_lists"))),
+      );
+      expect(noLists.page.lists).toBeNull();
+      expect(noLists.wire.extrasInBatches).toBe(false);
+      expect({ ...noLists.page, lists: all.page.lists }).toEqual(all.page);
+      expect({ ...noLists.wire, extrasInBatches: all.wire.extrasInBatches }).toEqual(all.wire);
+      const noAlternatives = drawGrokVariation(
+        new VariationDraw("grok", seed, 1, new Set(VARIATION_CLASSES.filter((name) => name !== "sheet_alternatives"))),
+      );
+      expect({ ...noAlternatives.page, lists: null }).toEqual(NO_PAGE_VARIATION);
+      expect({ ...noAlternatives.wire, extrasInBatches: false }).toEqual(NO_WIRE_VARIATION);
+      expect(noAlternatives.page.lists).toEqual(all.page.lists);
+      const none = drawGrokVariation(new VariationDraw("grok", seed, 1, new Set()));
+      expect(none).toEqual({ page: NO_PAGE_VARIATION, wire: NO_WIRE_VARIATION });
+    }
+  });
+
+  it("every wire variant streams the same answer fields: batches keep each list's order, omitted final lists equal the streamed union", () => {
+    const wires = [
+      { extrasInBatches: true, streamedFollowUps: false, finalListsOmitted: false },
+      { extrasInBatches: false, streamedFollowUps: true, finalListsOmitted: false },
+      { extrasInBatches: true, streamedFollowUps: true, finalListsOmitted: true },
+    ];
+    for (const scenario of GROK_SCENARIOS) {
+      const request = { message: scenario.id, modeId: "auto" as const };
+      const plain = buildGrokLines(scenario, request);
+      expect(buildGrokLines(scenario, request, NO_WIRE_VARIATION)).toEqual(plain);
+      // lines as a reader takes them: an unparsable line (the skip-malformed-line scenario) is skipped
+      const read = (list: typeof plain): Json[] =>
+        list.flatMap((line) => {
+          try {
+            return [JSON.parse(line.text) as Json];
+          } catch {
+            return [];
+          }
+        });
+      const tokens = (list: Json[]) =>
+        list.filter((line) => line.result !== undefined && responseOf(line).token !== undefined).map((line) => JSON.stringify(line));
+      for (const wire of wires) {
+        const lines = read(buildGrokLines(scenario, request, wire));
+        const responses = lines.map((line) => (line.result === undefined ? {} : responseOf(line)));
+        const streamedPosts = responses.flatMap(
+          (response) => ((response.xSearchResults as Json | undefined)?.results as unknown[] | undefined) ?? [],
+        );
+        expect([...new Map(streamedPosts.map((post) => [(post as Json).postId, post])).values()]).toEqual([
+          ...new Map(scenario.streamedXSearchResults.flat().map((post) => [post.postId, post])).values(),
+        ]);
+        const labels = responses.flatMap((response) => {
+          const streamed = (response.followUpSuggestions as Json | undefined)?.suggestions as Json[] | undefined;
+          const final = (response.finalMetadata as Json | undefined)?.followUpSuggestions as Json[] | undefined;
+          return [...(streamed ?? []), ...(final ?? [])].map((suggestion) => suggestion.label);
+        });
+        expect(labels).toEqual(scenario.followUpSuggestions ?? []);
+        expect(tokens(lines)).toEqual(tokens(read(plain)));
+      }
+    }
+  });
 });

@@ -2,7 +2,7 @@
  * The Copilot parser (src/scrapers/copilot/parse.ts) against recorded chat exchanges (test/fixtures/copilot/): the
  * replica's scenarios and faults, recorded frame by frame from its WebSocket, plus hand-written stand-in variants.
  * Expected fields of replica scenarios come from the scenario data through an independent mapping
- * (test/fixtures/copilot/expected-fields.ts); the key ones are also written out literally below.
+ * (test/support/oracles/copilot.ts); the key ones are also written out literally below.
  *
  * WebSocket messages are never cut by the network (the browser reassembles fragments), but a server may put several
  * events into one frame. So besides the recorded framing, every answer is re-framed: all events in one frame
@@ -11,7 +11,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { pickCopilotScenario, type CopilotWireMode } from "../../replicas/copilot/scenarios";
+import type { CopilotWireMode } from "../../replicas/copilot/scenarios";
 import { ServiceError, UnexpectedResultError, UpstreamError } from "../../src/errors";
 import type { CapturedFrame } from "../../src/scrapers/shared/capture/types";
 import { decodeFrame } from "../../src/scrapers/copilot/frames";
@@ -23,9 +23,9 @@ import {
   readChat,
   type ChatCapture,
 } from "../../src/scrapers/copilot/parse";
-import { isInternalUrl, markdownLinkTargets, normaliseAnswerUrl } from "../../src/scrapers/copilot/urls";
+import { isInternalUrl, markdownLinkTargets, normaliseAnswerUrl, normaliseMarkdownLinks } from "../../src/scrapers/copilot/urls";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
-import { expectedCopilotFields } from "../fixtures/copilot/expected-fields";
+import { copilotExpectation } from "../support/oracles/copilot";
 
 const FIXTURES = new URL("../fixtures/copilot/", import.meta.url);
 const ORIGIN = "https://copilot.microsoft.com";
@@ -141,7 +141,8 @@ describe("replica scenarios, recorded", () => {
   for (const name of SCENARIO_FIXTURES) {
     describe(name, () => {
       const fixture = chatFixture(name);
-      const expected = expectedCopilotFields(pickCopilotScenario(fixture.prompt, fixture.mode));
+      // the oracle's fields (written from the scenario by hand) without `mode`, which the provider adds
+      const { mode: _mode, ...expected } = copilotExpectation(fixture.prompt, fixture.mode);
 
       it("parses to exactly the scenario's fields", () => {
         expect(parseCopilotChat(fixture.exchange, { origin: ORIGIN })).toEqual(expected);
@@ -309,6 +310,34 @@ describe("stand-in variants (hand-written)", () => {
       "https://example.org/page",
     ]);
     expect(answer.result).toBe("See the guide and a page. Also local and Copilot.");
+    // one URL, one form (issue 29): the markdown's link targets are normalised exactly as links[] returns them
+    expect(answer.result_markdown).toBe(
+      "See [the guide](https://example.com/guide?a=1) and [a page](https://example.org/page#intro). Also [local](/chats/abc) and [Copilot](https://copilot.microsoft.com/).",
+    );
+  });
+
+  it("wrapped urls: the markdown's outbound link targets are exactly the ones links[] returns, however the events are framed", () => {
+    const fixture = chatFixture("wrapped-urls");
+    const expected = parseCopilotChat(fixture.exchange, { origin: ORIGIN });
+    const targets = ((expected.result_markdown ?? "").match(/\]\((https?:[^)]+)\)/g) ?? []).map((link) => link.slice(2, -1));
+    expect(targets.filter((url) => !url.includes("copilot.microsoft.com"))).toEqual([
+      "https://example.com/guide?a=1",
+      "https://example.org/page#intro",
+    ]);
+    for (const url of targets.filter((target) => !target.includes("copilot.microsoft.com"))) expect(expected.links).toContain(url);
+    expectEveryCut(fixture.exchange, expected, false);
+  });
+
+  it("markdown link forms: inline, angle-bracketed, autolink and reference definitions are normalised alike", () => {
+    const wrapped = "https://www.google.com/url?q=https://example.com/a&sa=D";
+    const fragment = "https://example.org/b#:~:text=x";
+    expect(normaliseMarkdownLinks(`[a](${wrapped}) [b](<${fragment}>) <${fragment}>\n\n[r]: ${wrapped}\n`)).toBe(
+      "[a](https://example.com/a) [b](<https://example.org/b>) <https://example.org/b>\n\n[r]: https://example.com/a\n",
+    );
+    // a mailto link and a plain link stay as written
+    expect(normaliseMarkdownLinks("[m](mailto:x@example.org) [p](https://example.net/p)")).toBe(
+      "[m](mailto:x@example.org) [p](https://example.net/p)",
+    );
   });
 
   it("an unreadable frame after done does not matter", () => {
@@ -372,6 +401,49 @@ describe("failures (copilot.md §5)", () => {
     expect(String((error as UpstreamError).detail)).not.toMatch(/too many messages/i);
     expect(String((error as UpstreamError).cause)).toMatch(/throttled/);
     expect(() => parseCopilotChat(chatFixture("fault-no-text-parts").exchange)).toThrow(UnexpectedResultError);
+  });
+
+  it("each failure carries its own public code (challenge, login wall, rate limit, other), however it is framed", () => {
+    const codes: Array<[string, string]> = [
+      ["fault-cloudflare-challenge", "provider_challenge"],
+      ["fault-null-challenge", "provider_challenge"],
+      ["fault-banned", "provider_login_required"],
+      ["rate-limit-error", "provider_rate_limited"],
+      ["fault-error-event", "upstream_error"],
+      ["fault-socket-cut", "upstream_error"],
+    ];
+    const codeOf = (run: () => unknown): string | null => {
+      try {
+        run();
+        return null;
+      } catch (error) {
+        return error instanceof ServiceError ? error.code : null;
+      }
+    };
+    for (const [name, code] of codes) {
+      const fixture = chatFixture(name);
+      expect(
+        codeOf(() => parseCopilotChat(fixture.exchange)),
+        name,
+      ).toBe(code);
+      const texts = receivedTexts(fixture.exchange);
+      if (texts.length > 0)
+        expect(
+          codeOf(() => parseCopilotChat(reframed(fixture.exchange, [texts.join("\u001e")]))),
+          name,
+        ).toBe(code);
+    }
+    for (const [name, code] of [
+      ["start-unauthorized", "provider_login_required"],
+      ["start-blocked", "provider_login_required"],
+      ["start-too-many-requests", "provider_rate_limited"],
+      ["start-no-turns-left", "provider_rate_limited"],
+    ] as const) {
+      const { start } = startFixture(name);
+      for (const chunks of everySplit(utf8(start.body))) {
+        expect(parseCopilotStart({ status: start.status, chunks, complete: true, error: null })?.code, name).toBe(code);
+      }
+    }
   });
 
   it("settles only on done or a failure event", () => {

@@ -31,6 +31,16 @@ function capture(body: Uint8Array | string, overrides: Partial<StreamCapture> = 
 
 type Outcome = { answer: GrokAnswer } | { error: { name: string; status: number; detail: string; retryable: boolean } };
 
+function concatChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return joined;
+}
+
 function outcome(input: StreamCapture): Outcome {
   try {
     return { answer: parseGrokCapture(input) };
@@ -922,6 +932,36 @@ describe("parseGrokCapture: HTTP-level failures", () => {
     const body =
       '{"result":{"response":{"token":"Hi","isThinking":false,"messageTag":"final"}}}\n{"error":{"code":8,"message":"You have reached your usage limit for Expert mode."}}\n';
     expect(failure(capture(body))).toEqual(upstream(DETAIL.rateLimit, true));
+  });
+
+  it("gives each failure its own public code: challenge, login wall, rate limit, anything else", () => {
+    const codeOf = (input: StreamCapture): string | null => {
+      try {
+        parseGrokCapture(input);
+        return null;
+      } catch (error) {
+        return error instanceof ServiceError ? error.code : null;
+      }
+    };
+    const usageLimit =
+      '{"result":{"response":{"token":"Hi","isThinking":false,"messageTag":"final"}}}\n{"error":{"code":8,"message":"You have reached your usage limit for Expert mode."}}\n';
+    const cases: Array<[StreamCapture, string]> = [
+      [capture('{"error":{"code":7,"message":"Request rejected by anti-bot rules.","details":[]}}', { status: 403 }), "provider_challenge"],
+      [capture(cloudflare, { status: 503, contentType: "text/html" }), "provider_challenge"],
+      [capture('{"error":{"code":16,"message":"Unauthenticated","details":[]}}', { status: 401 }), "provider_login_required"],
+      [capture('{"error":{"code":8,"message":"Too many requests","details":[]}}', { status: 429 }), "provider_rate_limited"],
+      [capture(usageLimit), "provider_rate_limited"],
+      [capture("upstream connect error", { status: 502 }), "upstream_error"],
+      [capture("This service is not available in your region.", { status: 451, contentType: "text/plain" }), "upstream_error"],
+    ];
+    for (const [input, code] of cases) {
+      expect(codeOf(input), code).toBe(code);
+      // the same at every split of the body
+      const body = concatChunks(input.chunks);
+      for (let at = 1; at < body.length; at += Math.max(1, Math.floor(body.length / 40))) {
+        expect(codeOf({ ...input, chunks: [body.subarray(0, at), body.subarray(at)] }), `${code} split at ${at}`).toBe(code);
+      }
+    }
   });
 
   it("never echoes provider text in error details", () => {

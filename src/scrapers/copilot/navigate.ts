@@ -46,6 +46,12 @@ const UNANSWERABLE_CHALLENGE_GRACE_MS = 1_000;
 const MALFORMED_GRACE_MS = 2_000;
 /** After a failed handshake or a socket that closed before `send`, how long the page is given to reconnect. */
 const RECONNECT_GRACE_MS = 2_000;
+/**
+ * How long the mode menu gets to take a choice. A menu button that is rendered but not hydrated ignores clicks; each
+ * try clicks it again, and the mode is patched into the `send` frame only when the window passed without a choice.
+ */
+const MODE_PICK_WINDOW_MS = 8_000;
+const MODE_MENU_TIMEOUT_MS = 1_500;
 /** After the click on send, how long to wait for the page to start sending before pressing Enter instead. */
 const SEND_CLICK_GRACE_MS = 2_000;
 
@@ -84,18 +90,23 @@ export async function captureCopilotExchange({
   return capture.answerWait(() => awaitAnswer(nav, capture, { prompt, mode, composer, signal }));
 }
 
-/** The composer, once no consent banner covers it and no wall or challenge is in the way. */
+/**
+ * The composer, once no consent banner covers it and no wall or challenge is in the way. The composer may mount or
+ * hydrate seconds after DOMContentLoaded: the engine waits for it (bounded) and concludes a wall only on evidence that
+ * persisted while the composer was still missing.
+ */
 async function openComposer(nav: Navigator, capture: CaptureSession): Promise<PageElement> {
-  const composer = await nav.waitForAnchor(COPILOT_COMPOSER, { what: "composer", optional: true });
+  const entry = await nav.awaitEntry({ what: "composer", anchors: COPILOT_COMPOSER, blocks: COPILOT_BLOCKS });
+  if (entry === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false, reason: "login_wall" });
+  if (entry === "challenge") throw new UpstreamError(COPILOT_DETAIL.challenge, { reason: "challenge" });
   // The banner is part of the page when it is shown: checked once now that the page is there, never waited for
   // (submit checks again before sending, for one injected later).
   await dismissBanner(nav);
   throwIfStartRefused(capture);
-  const blocked = await nav.detectBlock(COPILOT_BLOCKS, composer);
-  if (blocked === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false });
-  if (blocked === "challenge") throw new UpstreamError(COPILOT_DETAIL.challenge);
-  if (composer === null) throw nav.drift("composer_missing", "no composer on the chat page and no sign-in wall or challenge either");
-  return composer;
+  const blocked = await nav.detectBlock(COPILOT_BLOCKS, entry);
+  if (blocked === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false, reason: "login_wall" });
+  if (blocked === "challenge") throw new UpstreamError(COPILOT_DETAIL.challenge, { reason: "challenge" });
+  return entry;
 }
 
 /** Closes a cookie/consent banner when one is shown now (copilot.md §2: `[aria-label="Dismiss"]`); one look, no wait. */
@@ -110,10 +121,24 @@ async function dismissBanner(nav: Navigator): Promise<void> {
  */
 async function chooseMode(page: Page, nav: Navigator, capture: CaptureSession, mode: CopilotMode): Promise<void> {
   const labels = COPILOT_MODE_LABELS[mode];
-  const trigger = await nav.waitForAnchor(COPILOT_MODE_TRIGGER, { what: "mode_menu", timeoutMs: 3_000, optional: true });
-  if (trigger !== null && (await timeStep(page, "mode_shown", () => menuShows(page, labels)))) return;
-  if (trigger !== null && (await pickMode(nav, trigger, labels))) return;
+  const until = Date.now() + MODE_PICK_WINDOW_MS;
+  for (;;) {
+    const trigger = await nav.waitForAnchor(COPILOT_MODE_TRIGGER, { what: "mode_menu", timeoutMs: 3_000, optional: true });
+    if (trigger !== null && (await timeStep(page, "mode_shown", () => menuShows(page, labels)))) return;
+    if (trigger !== null && (await pickMode(nav, trigger, labels))) {
+      logChoice("page");
+      return;
+    }
+    // a menu that is rendered but not hydrated yet ignores the click: try again while the window lasts
+    if (trigger === null || Date.now() >= until || nav.remainingMs() <= 0) break;
+  }
   await capture.setPatch(CHAT_RULE, { when: [["/event", "send"]], set: [["/mode", mode]] });
+  logChoice("patch");
+}
+
+/** Says how the requested mode was applied: on the page (menu) or by patching the `send` frame (issue 29). */
+function logChoice(via: "page" | "patch"): void {
+  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "mode", via }));
 }
 
 /**
@@ -141,7 +166,7 @@ const VISIBLE_TRIGGER_TEXT = `(() => {
 
 /** Opens the mode menu and clicks the option: by menu role and name, else the sheet's `button[title=…]`. */
 async function pickMode(nav: Navigator, trigger: PageElement, labels: readonly string[]): Promise<boolean> {
-  if (await nav.chooseMenuItem(trigger, labels, { what: "mode_option" })) return true;
+  if (await nav.chooseMenuItem(trigger, labels, { what: "mode_option", menuTimeoutMs: MODE_MENU_TIMEOUT_MS })) return true;
   // Builds whose options are plain buttons in a popover (no menu role): the popover may still be open.
   const anchors = modeOptionAnchors(labels);
   let option = await nav.waitForAnchor(anchors, { what: "mode_option", timeoutMs: 300, optional: true });
@@ -251,8 +276,9 @@ async function awaitAnswer(nav: Navigator, capture: CaptureSession, expected: Ex
     if (block.found !== null) {
       const blocked = block.found.kind;
       block.found = null;
-      if (blocked === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false });
-      if (held("challenge-page", blocked === "challenge") >= CHALLENGE_GRACE_MS) throw new UpstreamError(COPILOT_DETAIL.challenge);
+      if (blocked === "login_wall") throw new UpstreamError(COPILOT_DETAIL.login, { retryable: false, reason: "login_wall" });
+      if (held("challenge-page", blocked === "challenge") >= CHALLENGE_GRACE_MS)
+        throw new UpstreamError(COPILOT_DETAIL.challenge, { reason: "challenge" });
     }
     if (block.check === null && Date.now() - lastBlockCheck >= BLOCK_CHECK_INTERVAL_MS) {
       lastBlockCheck = Date.now();

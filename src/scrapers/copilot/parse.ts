@@ -14,7 +14,7 @@ import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
 import type { CopilotCitation, CopilotParsedAnswer } from "./declaration";
 import { decodeFrame, frameText } from "./frames";
-import { isInternalUrl, markdownLinkTargets, normaliseAnswerUrl } from "./urls";
+import { isInternalUrl, markdownLinkTargets, normaliseAnswerUrl, normaliseMarkdownLinks } from "./urls";
 import { isRecord, type JsonRecord } from "../../util/json-record";
 
 /** What the parser needs of the chat WebSocket exchange. */
@@ -172,6 +172,7 @@ export function chatSettled(reading: ChatReading): boolean {
  * - `result_markdown`: the text parts of the message the `done` event names (else the message being streamed, else the
  *   only message of the turn with text), in the order they first appeared; each part is its concatenated `appendText` deltas after any `replaceText`; non-blank
  *   parts joined by a blank line. `chainOfThought` text is never part of it.
+ *   Its link targets are normalised like `links` (a text fragment directive dropped, a redirect wrapper unwrapped).
  * - `result`: its plain text (citation links `[n](url)` kept as `[n]`).
  * - `citations`: `citation` events in arrival order with an http(s) url, de-duplicated by normalised url (first
  *   title wins); a missing or blank title falls back to the url's hostname.
@@ -195,7 +196,8 @@ export function parseCopilotChat(exchange: ChatCapture, options: { origin?: stri
     throw new UpstreamError(COPILOT_DETAIL.malformed, { retryable: true, cause: new Error("copilot chat: unreadable frame before done") });
   }
 
-  const resultMarkdown = joinParts(answerParts(reading));
+  // link targets normalised as `links` and `citations` are: one URL, one form, in every field
+  const resultMarkdown = normaliseMarkdownLinks(joinParts(answerParts(reading)));
   if (resultMarkdown === "") throw new UnexpectedResultError(COPILOT_DETAIL.empty);
 
   const citations = toCitations(reading.citations);
@@ -227,13 +229,17 @@ function answerParts(reading: ChatReading): string[] {
 function unfinished(reading: ChatReading, exchange: ChatCapture): UpstreamError {
   const failure = reading.failure;
   if (failure?.kind === "banned") {
-    return new UpstreamError(COPILOT_DETAIL.banned, { retryable: false, cause: new Error("copilot chat: banned event") });
+    return new UpstreamError(COPILOT_DETAIL.banned, {
+      retryable: false,
+      cause: new Error("copilot chat: banned event"),
+      reason: "login_wall",
+    });
   }
   if (failure?.kind === "error") {
     const code = [failure.event.errorCode, failure.event.code, failure.event.error].filter((value) => typeof value === "string").join(" ");
     const cause = new Error(`copilot chat: ${String(failure.event.event)} ${JSON.stringify(failure.event).slice(0, 500)}`);
     return RATE_LIMIT_CODE.test(code)
-      ? new UpstreamError(COPILOT_DETAIL.rateLimit, { retryable: true, cause })
+      ? new UpstreamError(COPILOT_DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" })
       : new UpstreamError(COPILOT_DETAIL.streamError, { retryable: true, cause });
   }
   if (reading.unsolvedChallenge !== null) {
@@ -241,6 +247,7 @@ function unfinished(reading: ChatReading, exchange: ChatCapture): UpstreamError 
     return new UpstreamError(COPILOT_DETAIL.challenge, {
       retryable: true,
       cause: new Error(`copilot chat: unanswered challenge (method ${String(method)})`),
+      reason: "challenge",
     });
   }
   if (reading.malformed) {
@@ -260,8 +267,8 @@ function unfinished(reading: ChatReading, exchange: ChatCapture): UpstreamError 
 export function parseCopilotStart(exchange: StartCapture): UpstreamError | null {
   if (exchange.status === 0) return null;
   const cause = new Error(`copilot start: HTTP ${exchange.status}`);
-  if (exchange.status === 401) return new UpstreamError(COPILOT_DETAIL.login, { retryable: false, cause });
-  if (exchange.status === 429) return new UpstreamError(COPILOT_DETAIL.rateLimit, { retryable: true, cause });
+  if (exchange.status === 401) return new UpstreamError(COPILOT_DETAIL.login, { retryable: false, cause, reason: "login_wall" });
+  if (exchange.status === 429) return new UpstreamError(COPILOT_DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
   if (exchange.status < 200 || exchange.status >= 300) return new UpstreamError(COPILOT_DETAIL.startFailed, { retryable: true, cause });
   if (!exchange.complete) return null;
   let body: unknown;
@@ -272,10 +279,18 @@ export function parseCopilotStart(exchange: StartCapture): UpstreamError | null 
   }
   if (!isRecord(body)) return null;
   if (body.isBlocked === true) {
-    return new UpstreamError(COPILOT_DETAIL.login, { retryable: false, cause: new Error("copilot start: isBlocked") });
+    return new UpstreamError(COPILOT_DETAIL.login, {
+      retryable: false,
+      cause: new Error("copilot start: isBlocked"),
+      reason: "login_wall",
+    });
   }
   if (body.remainingTurns === 0) {
-    return new UpstreamError(COPILOT_DETAIL.rateLimit, { retryable: true, cause: new Error("copilot start: remainingTurns 0") });
+    return new UpstreamError(COPILOT_DETAIL.rateLimit, {
+      retryable: true,
+      cause: new Error("copilot start: remainingTurns 0"),
+      reason: "rate_limited",
+    });
   }
   return null;
 }

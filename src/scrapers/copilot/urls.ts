@@ -104,3 +104,40 @@ export function markdownLinkTargets(text: string): string[] {
   visit(markdown.parse(text, {}));
   return targets;
 }
+
+/**
+ * The markdown with every http(s) link target normalised like `links` and `citations` (normaliseAnswerUrl), so that
+ * one URL reads the same in every field that carries it (issue 29, "one output, two rules"). Inline links
+ * (`[text](url)`, `[text](<url>)`), autolinks (`<url>`) and reference definitions (`[id]: url`) are rewritten; a
+ * target markdown-it reads differently from its source text (escapes, entities) is left as written.
+ */
+export function normaliseMarkdownLinks(text: string): string {
+  let result = text;
+  for (const raw of new Set(markdownLinkTargets(text))) {
+    const normalised = normaliseAnswerUrl(raw);
+    if (normalised === null || normalised === raw || /[\s<>]/.test(normalised)) continue;
+    const destination = parenthesesBalanced(normalised) ? normalised : `<${normalised}>`;
+    result = result
+      .replaceAll(`](${raw})`, `](${destination})`)
+      .replaceAll(`](<${raw}>)`, `](<${normalised}>)`)
+      .replaceAll(`<${raw}>`, `<${normalised}>`)
+      .replace(
+        new RegExp(`^(\\s{0,3}\\[[^\\]]+\\]:\\s*)${escapeRegExp(raw)}(?=\\s|$)`, "gm"),
+        (_match, head: string) => `${head}${normalised}`,
+      );
+  }
+  return result;
+}
+
+function parenthesesBalanced(text: string): boolean {
+  let depth = 0;
+  for (const char of text) {
+    if (char === "(") depth += 1;
+    else if (char === ")" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -18,11 +18,19 @@ import {
   GROK_MODE_PICKER_ANCHORS,
   GROK_SEND,
   GROK_SEND_ANCHORS,
+  GROK_SIGNED_OUT,
   GROK_STREAM_URL,
 } from "./selectors";
 
 const PROVIDER = "grok";
 const REQUEST_START_TIMEOUT_MS = 20_000;
+/**
+ * How long the mode picker gets to open its menu. A picker that is rendered but not hydrated yet ignores clicks (the
+ * page hydrates within seconds of the composer); each try clicks it again, so a choice is made on the page whenever the
+ * page lets it be, and patched into the request only when the picker never opened a menu with the mode in it.
+ */
+const MODE_PICK_WINDOW_MS = 8_000;
+const MODE_MENU_TIMEOUT_MS = 1_500;
 
 export interface GrokNavigation {
   page: Page;
@@ -38,19 +46,30 @@ export async function captureGrokExchange({ page, origin, prompt, mode, signal, 
   const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
   await nav.goto(`${origin}/`, { landing: true });
 
-  const composer = await nav.waitForAnchor(GROK_COMPOSER, { what: "composer", optional: true });
+  // The composer may mount seconds after DOMContentLoaded (hydration): the engine waits for it and concludes a wall
+  // only on evidence that persisted while it was still missing.
+  const entry = await nav.awaitEntry({ what: "composer", anchors: GROK_COMPOSER, blocks: GROK_BLOCKS, signedOutEvidence: GROK_SIGNED_OUT });
+  if (entry === "login_wall") throw new UpstreamError(DETAIL_LOGIN, { retryable: false, reason: "login_wall" });
+  if (entry === "challenge") throw new UpstreamError(DETAIL_CHALLENGE, { reason: "challenge" });
+  const composer = entry;
+  // the page's own sign-in modal over the composer (sheet §2 "a modal instead of an answer"): the composer is there,
+  // the session still cannot chat
   const blocked = await nav.detectBlock(GROK_BLOCKS, composer);
-  if (blocked === "login_wall") throw new UpstreamError("Grok asked the browser session to sign in (login wall).", { retryable: false });
-  if (blocked === "challenge") throw new UpstreamError("Grok answered with an anti-bot challenge. Safe to retry.");
-  if (composer === null) throw nav.drift("composer_missing", "no composer on the home page and no login wall or challenge either");
+  if (blocked === "login_wall") throw new UpstreamError(DETAIL_LOGIN, { retryable: false, reason: "login_wall" });
+  if (blocked === "challenge") throw new UpstreamError(DETAIL_CHALLENGE, { reason: "challenge" });
 
   const { modeId, label } = GROK_MODE_IDS[mode];
-  if (mode !== GROK_DEFAULT_MODE && !(await selectMode(nav, label))) {
-    // The picker or its entry could not be found: ask for the mode in the request itself; verified below.
-    await capture.setPatch("conversation", { set: [["/modeId", modeId]] });
+  if (mode !== GROK_DEFAULT_MODE) {
+    if (await selectMode(nav, label)) logChoice("page");
+    else {
+      // The picker or its entry could not be used: ask for the mode in the request itself; verified below.
+      await capture.setPatch("conversation", { set: [["/modeId", modeId]] });
+      logChoice("patch");
+    }
   }
 
   await nav.typeInto(composer, prompt);
+  // the send control by its name, else the sheet's anchor; Enter sends too (sheet §2)
   const send =
     (await nav.findByRole(GROK_SEND, { what: "send_button", timeoutMs: 2_000, optional: true })) ??
     (await nav.waitForAnchor(GROK_SEND_ANCHORS, { what: "send_button", timeoutMs: 1_000, optional: true }));
@@ -62,13 +81,30 @@ export async function captureGrokExchange({ page, origin, prompt, mode, signal, 
   return exchange;
 }
 
-/** Opens the mode picker and chooses the mode; false when the picker or the entry is not there. */
+const DETAIL_LOGIN = "Grok asked the browser session to sign in (login wall).";
+const DETAIL_CHALLENGE = "Grok answered with an anti-bot challenge. Safe to retry.";
+
+/** Says how the requested mode was applied: on the page (picker) or by patching the request (issue 29). */
+function logChoice(via: "page" | "patch"): void {
+  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "mode", via }));
+}
+
+/**
+ * Opens the mode picker and chooses the mode; false when the picker or the entry is not there. The picker is found by
+ * its accessible name first (a newer menu button of the composer bar may come before it), else by the sheet's
+ * description "a button in the composer bar opening a menu". A picker that did not open a menu with the mode is tried
+ * again until MODE_PICK_WINDOW_MS has passed (it may not be hydrated yet).
+ */
 async function selectMode(nav: Navigator, label: string): Promise<boolean> {
-  const picker =
-    (await nav.findByRole(GROK_MODE_PICKER, { what: "mode_picker", timeoutMs: 2_000, optional: true })) ??
-    (await nav.waitForAnchor(GROK_MODE_PICKER_ANCHORS, { what: "mode_picker", timeoutMs: 1_000, optional: true }));
-  if (picker === null) return false;
-  return nav.chooseMenuItem(picker, label, { what: "mode_item" });
+  const until = Date.now() + MODE_PICK_WINDOW_MS;
+  for (;;) {
+    const picker =
+      (await nav.findByRole(GROK_MODE_PICKER, { what: "mode_picker", timeoutMs: 2_000, optional: true })) ??
+      (await nav.waitForAnchor(GROK_MODE_PICKER_ANCHORS, { what: "mode_picker", timeoutMs: 1_000, optional: true }));
+    if (picker !== null && (await nav.chooseMenuItem(picker, label, { what: "mode_item", menuTimeoutMs: MODE_MENU_TIMEOUT_MS })))
+      return true;
+    if (Date.now() >= until || nav.remainingMs() <= 0) return false;
+  }
 }
 
 /**
@@ -77,13 +113,20 @@ async function selectMode(nav: Navigator, label: string): Promise<boolean> {
  */
 function verifyRequest(exchange: CapturedExchange, prompt: string, modeId: string): void {
   const body = requireJsonRequestBody(exchange, PROVIDER);
-  if (body.message !== prompt) throw new ScraperDriftError(PROVIDER, "prompt_not_sent", "the request's message is not the prompt");
+  // the composer may trim or fold whitespace (an editor's own rule); the words must be the prompt's
+  if (typeof body.message !== "string" || collapse(body.message) !== collapse(prompt)) {
+    throw new ScraperDriftError(PROVIDER, "prompt_not_sent", "the request's message is not the prompt");
+  }
   const sentMode =
     typeof body.modeId === "string" ? body.modeId : typeof body.modelMode === "string" ? legacyModeId(body.modelMode) : undefined;
   // Auto is what the site does when the request names no mode.
   if ((sentMode ?? "auto") !== modeId) {
     throw new ScraperDriftError(PROVIDER, "mode_not_applied", `the request asked for mode ${sentMode ?? "(none)"} instead of ${modeId}`);
   }
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 function legacyModeId(modelMode: string): string {

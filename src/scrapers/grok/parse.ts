@@ -122,8 +122,9 @@ function httpFailure(capture: StreamCapture): UpstreamError {
   const cause = new Error(`grok HTTP ${capture.status}${capture.error !== null ? ` (${capture.error})` : ""}`);
   const blocked = blockedBodyFailure(decodeUtf8Chunks(capture.chunks));
   if (blocked) return blocked;
-  if (capture.status === 401 || capture.status === 403) return new UpstreamError(DETAIL.login, { retryable: false, cause });
-  if (capture.status === 429) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
+  if (capture.status === 401 || capture.status === 403)
+    return new UpstreamError(DETAIL.login, { retryable: false, cause, reason: "login_wall" });
+  if (capture.status === 429) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
   if (capture.status === 0) return new UpstreamError(DETAIL.unreachable, { retryable: true, cause });
   return new UpstreamError(`Grok answered with HTTP ${capture.status}. Safe to retry.`, { retryable: true, cause });
 }
@@ -131,7 +132,7 @@ function httpFailure(capture: StreamCapture): UpstreamError {
 /** Challenge pages and the region notice, recognised by their text whatever the status. */
 function blockedBodyFailure(body: string): UpstreamError | null {
   if (CHALLENGE_MARKERS.test(body))
-    return new UpstreamError(DETAIL.antiBot, { retryable: true, cause: new Error("grok anti-bot challenge") });
+    return new UpstreamError(DETAIL.antiBot, { retryable: true, cause: new Error("grok anti-bot challenge"), reason: "challenge" });
   if (REGION_MARKER.test(body)) return new UpstreamError(DETAIL.region, { retryable: false, cause: new Error("grok region block") });
   return null;
 }
@@ -141,8 +142,8 @@ function streamFailure(error: unknown): UpstreamError {
   const described = typeof error === "string" ? error : (JSON.stringify(error) ?? "");
   const cause = new Error(`grok stream error: ${described.slice(0, 500)}`);
   if (MODERATION_MARKER.test(described)) return new UpstreamError(DETAIL.moderated, { retryable: false, cause });
-  if (CHALLENGE_MARKERS.test(described)) return new UpstreamError(DETAIL.antiBot, { retryable: true, cause });
-  if (RATE_LIMIT_MARKERS.test(described)) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause });
+  if (CHALLENGE_MARKERS.test(described)) return new UpstreamError(DETAIL.antiBot, { retryable: true, cause, reason: "challenge" });
+  if (RATE_LIMIT_MARKERS.test(described)) return new UpstreamError(DETAIL.rateLimit, { retryable: true, cause, reason: "rate_limited" });
   return new UpstreamError(DETAIL.streamError, { retryable: true, cause });
 }
 

@@ -4,8 +4,16 @@
  */
 import type { BlockSignatures } from "../shared/navigation/engine";
 
-/** The composer: the current ProseMirror editor, or the older textarea. */
-export const GROK_COMPOSER = ['.tiptap.ProseMirror[contenteditable="true"]', '[contenteditable="true"][role="textbox"]', "textarea"];
+/**
+ * The composer (sheet §2): the current ProseMirror editor, or the older textarea; a textarea of the page's form before
+ * any other. No generic `[contenteditable]` anchor: a newer feature's editable box (an image prompt) is not the composer.
+ */
+export const GROK_COMPOSER = [
+  '.tiptap.ProseMirror[contenteditable="true"]',
+  '.ProseMirror[contenteditable="true"]',
+  "form textarea",
+  "textarea",
+];
 
 /** The send control: `button[type="submit"]` (aria-label "Submit"); Enter sends too. */
 export const GROK_SEND = { roles: ["button"], name: ["Submit", "Send"] } as const;
@@ -34,6 +42,12 @@ export const GROK_BLOCKS: BlockSignatures = {
     modalSelectors: ['[role="dialog"][aria-modal="true"] a[href*="accounts.x.ai/sign-in"]'],
   },
 };
+
+/**
+ * What a signed-out page shows (sheet §2 "Sign in / Sign up buttons"): a login wall only when the composer is still
+ * missing after the whole wait; anonymous pages may show these beside a working composer.
+ */
+export const GROK_SIGNED_OUT = ['a[href*="accounts.x.ai/sign-in"]', 'a[href*="accounts.x.ai/sign-up"]'];
 
 /** The streaming endpoint for a new conversation (follow-ups use /conversations/{id}/responses). */
 export const GROK_STREAM_URL = /\/rest\/app-chat\/conversations\/(new|[^/]+\/responses)(\?|$)/;

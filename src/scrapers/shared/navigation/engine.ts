@@ -565,13 +565,33 @@ class PageNavigator implements Navigator {
     if (matched.length > 1) {
       throw this.drift(`${options.what}_ambiguous`, `${matched.length} menu items match ${JSON.stringify(labels)}`);
     }
-    const [only] = matched;
+    const [only] = matched.length > 0 ? matched : await this.itemsTitled(items, labels);
     if (only === undefined) {
       await this.pressKey("Escape");
       return false;
     }
     await this.click({ backendNodeId: only.backendNodeId });
     return true;
+  }
+
+  /**
+   * Menu items whose title is the label although their accessible name is not: an item holding a title and a
+   * description in separate elements may be named by both run together ("FastQuick responses"), which no name match
+   * can split. An item counts when one of its parts (an element, or a line of its text) reads exactly a label; only a
+   * single such item is returned (none when several).
+   */
+  private async itemsTitled(items: readonly RoleCandidate[], labels: readonly string[]): Promise<RoleCandidate[]> {
+    const wanted = JSON.stringify(labels.map(normaliseName));
+    const check = `function () {
+  const wanted = ${wanted};
+  const norm = (text) => (text || "").replace(/\\s+/g, " ").trim().toLowerCase();
+  const parts = [...this.querySelectorAll("*")].map((part) => norm(part.textContent));
+  const lines = (this.innerText || "").split("\\n").map(norm);
+  return [...parts, ...lines].some((text) => wanted.includes(text));
+}`;
+    const titled: RoleCandidate[] = [];
+    for (const item of items) if ((await this.callOn({ backendNodeId: item.backendNodeId }, check)) === true) titled.push(item);
+    return titled.length === 1 ? titled : [];
   }
 
   typeInto(target: PageElement, text: string): Promise<void> {
