@@ -9,6 +9,9 @@ import { describe, expect, it } from "vitest";
 import { type CaptureFile, CaptureFileSchema } from "../../src/capture-files/format";
 import { replayCapture } from "../../src/capture-files/replay";
 import { PROVIDERS } from "../../src/scrapers/providers";
+import { fieldMismatches } from "../support/oracles/draw";
+import { ORACLES } from "../support/oracles/index";
+import type { OracleCase } from "../support/oracles/oracle";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const CAPTURES = join(ROOT, "test", "fixtures", "captures");
@@ -58,6 +61,36 @@ describe("capture replay", () => {
       expect(file.scraper, "the folder names the scraper").toBe(relative(CAPTURES, path).split(/[\\/]/)[0]);
       const problems = replayProblems(file);
       expect(problems, `replay of ${relative(ROOT, path)}:\n  ${problems.join("\n  ")}`).toEqual([]);
+    });
+  }
+});
+
+/**
+ * The oracle case a shipped capture was recorded from: the same prompt, and every parameter both name equal (a case
+ * may leave a default out).
+ */
+function oracleCaseOf(file: CaptureFile): OracleCase | undefined {
+  const oracle = ORACLES.find((candidate) => candidate.provider === file.scraper);
+  const query = file.query;
+  return oracle
+    ?.cases()
+    .find(
+      (candidate) =>
+        Object.entries(candidate.params).every(([name, value]) => query[name] === undefined || String(query[name]) === value) &&
+        candidate.params.prompt === query.prompt,
+    );
+}
+
+describe("the shipped captures' expected answers are the scenarios' answers", () => {
+  // `npm run capture -- --accept` stores what the parser said; for the captures shipped here (recorded on the
+  // replicas), what it accepted is checked against the provider's oracle, written from the scenario by hand.
+  for (const path of captureFiles()) {
+    it(relative(CAPTURES, path), () => {
+      const file = readCapture(path);
+      const scenario = oracleCaseOf(file);
+      expect(scenario, `no oracle case for ${JSON.stringify(file.query)}`).toBeDefined();
+      if (scenario === undefined || file.answer === null) return;
+      expect(fieldMismatches(scenario.expected, file.answer)).toEqual([]);
     });
   }
 });
