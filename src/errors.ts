@@ -223,15 +223,17 @@ export class UnexpectedResultError extends ServiceError {
 
 /**
  * What kind of upstream failure it was, set where it is thrown (never read from the detail's words): an anti-bot
- * challenge, a login wall, the provider's own rate limit, or any other provider or browser failure. Each has its own
- * public code, so a client (and the provider contract) can tell them apart.
+ * challenge, a login wall, the provider's own rate limit, a browser that crashed (the pool replaces its session), or any
+ * other provider failure. The first three have their own public code, so a client (and the provider contract) can tell
+ * them apart.
  */
-export type UpstreamReason = "challenge" | "login_wall" | "rate_limited" | "provider_error";
+export type UpstreamReason = "challenge" | "login_wall" | "rate_limited" | "browser_crashed" | "provider_error";
 
 const UPSTREAM_CODES = {
   challenge: "provider_challenge",
   login_wall: "provider_login_required",
   rate_limited: "provider_rate_limited",
+  browser_crashed: "upstream_error",
   provider_error: "upstream_error",
 } as const satisfies Record<UpstreamReason, ErrorCode>;
 

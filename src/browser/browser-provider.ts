@@ -161,7 +161,7 @@ async function usePage<T>(
   } catch (error) {
     const failure = classifyPageError(error, browser);
     // Provider-level failures leave the browser fine; a dead connection or crash does not.
-    healthy = browser.connected && !(failure instanceof UpstreamError && /crashed/.test(failure.detail));
+    healthy = browser.connected && !(failure instanceof UpstreamError && failure.reason === "browser_crashed");
     throw failure;
   } finally {
     if (healthy) {

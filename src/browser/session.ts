@@ -80,7 +80,7 @@ export async function openLocalisedPage(
 export function classifyPageError(error: unknown, browser: Browser): ServiceError {
   if (error instanceof ServiceError) return error;
   if (!browser.connected || /Target closed|Session closed|Connection closed|detached|crash/i.test(String(error))) {
-    return new UpstreamError("The browser session crashed during the scrape. Safe to retry.", { cause: error });
+    return new UpstreamError("The browser session crashed during the scrape. Safe to retry.", { cause: error, reason: "browser_crashed" });
   }
   return new UpstreamError("The provider page could not be driven to an answer. Safe to retry.", { cause: error });
 }

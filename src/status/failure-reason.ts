@@ -1,6 +1,6 @@
 /**
  * Why a scrape failed, as the status page reports it: one category derived from the error's class (and, for an
- * upstream failure, from the client-safe `detail` our scrapers write), never from anything the provider sent.
+ * upstream failure, from the `reason` set where it was thrown), never from any text.
  */
 import { ScraperDriftError, ScrapeTimeoutError, ServiceError, UpstreamError } from "../errors";
 
@@ -22,16 +22,6 @@ export interface ClassifiedFailure {
   driftCode: string | null;
 }
 
-/*
- * Every scraper states a challenge and a login wall in its client-safe detail, written next to the throw in
- * src/scrapers/<id>/: "… answered with an anti-bot challenge …", "… a robot check (CAPTCHA) …", "… its unusual-traffic
- * check (CAPTCHA) …"; "… requires a login …", "… asked the browser session to sign in …", "… (login wall)". The
- * provider's own words only ever go to `cause`, which is not read here. test/e2e/canaries.test.ts plays both faults
- * on every replica, so a scraper whose wording stops matching fails there.
- */
-const CHALLENGE_DETAIL = /\banti-bot challenge\b|\brobot check\b|\bunusual-traffic check\b|\(CAPTCHA\)/i;
-const LOGIN_WALL_DETAIL = /\blogin wall\b|\brequires a (?:login|signed-in)\b|\bsign in\b|\bsigned-in session\b/i;
-
 /**
  * Our own capacity, not the provider: 429 (the country's scraper queue is full) and 503 (the pool is warming up, or
  * every browser session of the service is in use) are refusals before any page of the provider was opened.
@@ -44,10 +34,9 @@ export function classifyFailure(error: unknown): ClassifiedFailure | null {
   if (error instanceof ScraperDriftError) return { reason: "drift", driftCode: error.driftCode };
   if (error instanceof ScrapeTimeoutError) return { reason: "timeout", driftCode: null };
   if (error instanceof UpstreamError) {
+    // the kind is set where the error is thrown (src/errors.ts UpstreamReason), never read from the detail's words
     if (error.reason === "challenge") return { reason: "challenge", driftCode: null };
     if (error.reason === "login_wall") return { reason: "login_wall", driftCode: null };
-    if (CHALLENGE_DETAIL.test(error.detail)) return { reason: "challenge", driftCode: null };
-    if (LOGIN_WALL_DETAIL.test(error.detail)) return { reason: "login_wall", driftCode: null };
   }
   return { reason: "other", driftCode: null };
 }

@@ -70,16 +70,18 @@ async function runCron(overrides: Partial<Env>): Promise<void> {
   await waitOnExecutionContext(ctx);
 }
 
-describe("failure categories come from the error class, never from provider text", () => {
+describe("failure categories come from the error class and its reason, never from text", () => {
   it("drift (with its stable code), timeout, challenge, login wall, other; capacity refusals are not the provider's", () => {
     expect(classifyFailure(new ScraperDriftError("grok", "composer_missing", "no composer"))).toEqual({
       reason: "drift",
       driftCode: "grok.composer_missing",
     });
     expect(classifyFailure(new ScrapeTimeoutError(30))).toEqual({ reason: "timeout", driftCode: null });
-    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.challenge))?.reason).toBe("challenge");
-    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.login, { retryable: false }))?.reason).toBe("login_wall");
-    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.rateLimit))?.reason).toBe("other");
+    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.challenge, { reason: "challenge" }))?.reason).toBe("challenge");
+    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.login, { retryable: false, reason: "login_wall" }))?.reason).toBe("login_wall");
+    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.rateLimit, { reason: "rate_limited" }))?.reason).toBe("other");
+    // the words of the detail never decide: only the reason set where the error was thrown
+    expect(classifyFailure(new UpstreamError(CHATGPT_DETAIL.challenge))?.reason).toBe("other");
     // Provider text in the cause never decides: this cause says "challenge", the detail does not.
     expect(
       classifyFailure(new UpstreamError(CHATGPT_DETAIL.serverError, { cause: new Error("anti-bot challenge login wall") }))?.reason,
