@@ -179,7 +179,9 @@ function pad(text: string | number, width: number): string {
 }
 
 function report(outcomes: readonly SeedOutcome[], options: Options, elapsedMs: number): boolean {
-  console.log(`\nFields passed/failed, per provider and per class (a class counts the scrapes whose page loads it changed, in brackets; the page prepared for the next scrape may count too)\n`);
+  console.log(
+    `\nFields passed/failed, per provider and per class (a class counts the scrapes whose page loads it changed, in brackets; the page prepared for the next scrape may count too)\n`,
+  );
   const header = ["provider", "scrapes", "fields", ...VARIATION_CLASSES.filter((name) => options.classes.includes(name))];
   console.log(`| ${header.join(" | ")} |`);
   console.log(`|${header.map(() => "---").join("|")}|`);
