@@ -55,8 +55,8 @@ export interface DrawRecord {
   applied: Partial<Record<VariationClass, string[]>>;
 }
 
-/** 32-bit FNV-1a: turns the seed, provider, page load and class into a stream seed. */
-function hash(text: string): number {
+/** 32-bit FNV-1a: turns the seed, provider, page load and class into a stream seed (and a seed into a scenario). */
+export function hash(text: string): number {
   let value = 0x811c9dc5;
   for (let index = 0; index < text.length; index += 1) {
     value ^= text.charCodeAt(index);

@@ -2,20 +2,12 @@
  * Which scenario a fuzz seed scrapes: the same for the e2e suite's fixed seeds and for `npm run fuzz`, so a failure
  * reported with its seed replays the same scenario on the same page variant.
  */
+import { hash } from "../../../replicas/shared/variation";
 import type { OracleCase } from "./oracle";
 
-/** 32-bit FNV-1a of the seed and provider: spreads consecutive seeds over the scenarios. */
-function mix(text: string): number {
-  let value = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    value ^= text.charCodeAt(index);
-    value = Math.imul(value, 0x01000193) >>> 0;
-  }
-  return value;
-}
-
 export function caseForSeed(provider: string, cases: readonly OracleCase[], seed: number): OracleCase {
-  const chosen = cases[mix(`${provider}:${seed}`) % cases.length];
+  // the replicas' own hash, on another key than the page draws: the scenario and the page vary independently
+  const chosen = cases[hash(`${provider}:${seed}`) % cases.length];
   if (chosen === undefined) throw new Error(`${provider}: the oracle has no cases`);
   return chosen;
 }
