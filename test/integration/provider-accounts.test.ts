@@ -292,7 +292,10 @@ describe("a scrape's use of the accounts (the pipeline's wrapper, with a stand-i
   const params = { prompt: "x", country: "US", bypass_cache: false, timeout: 60, api_key: undefined };
   const signal = new AbortController().signal;
   const loginWall = (): UpstreamError =>
-    new UpstreamError("Grok requires a login: the browser session is not signed in to grok.com.", { retryable: false });
+    new UpstreamError("Grok requires a login: the browser session is not signed in to grok.com.", {
+      retryable: false,
+      reason: "login_wall",
+    });
 
   it("runs signed out when the provider has no account", async () => {
     const sessions: Array<string | null> = [];
@@ -355,6 +358,7 @@ describe("a scrape's use of the accounts (the pipeline's wrapper, with a stand-i
     const rufusTries: Array<string | null> = [];
     const rufusWall = new UpstreamError("Amazon asked the browser session to sign in: Rufus answers only signed-in sessions.", {
       retryable: false,
+      reason: "login_wall",
     });
     await expect(
       withProviderAccount(env, { provider: rufus, params, signal }, async (session) => {
@@ -367,7 +371,7 @@ describe("a scrape's use of the accounts (the pipeline's wrapper, with a stand-i
 
   it("any other failure is counted on the account and not retried", async () => {
     const account = await create({});
-    const failure = new UpstreamError("Grok answered with an anti-bot challenge. Safe to retry.");
+    const failure = new UpstreamError("Grok answered with an anti-bot challenge. Safe to retry.", { reason: "challenge" });
     let attempts = 0;
     await expect(
       withProviderAccount(env, { provider: grok, params, signal }, async () => {

@@ -154,8 +154,8 @@ describe("figures computed in D1", () => {
     for (const [minutesAgo, ok, error] of [
       [50, true, undefined],
       [40, true, undefined],
-      [30, false, new UpstreamError(CHATGPT_DETAIL.challenge)],
-      [20, false, new UpstreamError(CHATGPT_DETAIL.login, { retryable: false })],
+      [30, false, new UpstreamError(CHATGPT_DETAIL.challenge, { reason: "challenge" })],
+      [20, false, new UpstreamError(CHATGPT_DETAIL.login, { retryable: false, reason: "login_wall" })],
     ] as const) {
       const at = T - minutesAgo * MINUTE;
       await record({ provider: "grok", source: "canary", ok, error, roundAt: at - 1000, at, latencyMs: ok ? 1500 : 4000 });
@@ -306,7 +306,10 @@ describe("GET /status", () => {
       country: "DE",
       source: "traffic",
       ok: false,
-      error: new UpstreamError("Amazon asked the browser session to sign in: Rufus answers only signed-in sessions.", { retryable: false }),
+      error: new UpstreamError("Amazon asked the browser session to sign in: Rufus answers only signed-in sessions.", {
+        retryable: false,
+        reason: "login_wall",
+      }),
       latencyMs: 2100,
     });
     await runCron({ CANARY_COUNTRIES: "" });
