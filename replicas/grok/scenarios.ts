@@ -773,7 +773,8 @@ const LONG_SOURCES: readonly GrokWebSearchResult[] = [
   },
 ];
 
-const LONG_TOPICS = [
+/** The topics of the long answer's sections (the oracle rebuilds the answer from them independently). */
+export const LONG_TOPICS = [
   "mechanical calculators",
   "punched cards",
   "vacuum tubes",

@@ -8,6 +8,7 @@
 import {
   GROK_DEFAULT_SOURCES,
   GROK_SCENARIOS,
+  LONG_TOPICS,
   pickGrokScenario,
   type GrokScenario,
   type GrokWebSearchResult,
@@ -84,20 +85,7 @@ function lines(...text: string[]): string {
 
 /** The long answer's markdown and plain text, section by section as scenarios.ts lays it out (written independently). */
 function longAnswer(): { markdown: string; plain: string } {
-  const topics = [
-    "mechanical calculators",
-    "punched cards",
-    "vacuum tubes",
-    "transistors",
-    "integrated circuits",
-    "microprocessors",
-    "personal computers",
-    "graphical interfaces",
-    "networking",
-    "the web",
-    "mobile devices",
-    "cloud computing",
-  ];
+  const topics = LONG_TOPICS;
   const urls = ["https://en.wikipedia.org/wiki/History_of_computing", "https://www.computerhistory.org/timeline/"];
   const markdown: string[] = ["# A long history of computing"];
   const plain: string[] = ["A long history of computing"];
