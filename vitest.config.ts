@@ -1,7 +1,7 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
+export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijkl";
 
 /** The Workers runtime with real D1, KV, Queues, Durable Objects and Browser Rendering, pointed at the replicas. */
 function workersRuntime() {

@@ -61,6 +61,8 @@ export interface SeededAccount {
   email: string;
   credits: number;
   keyName: string;
+  /** The key's scope (migrations/0011_key_scopes.sql); default `scrape`, like a key made without one. */
+  keyScope?: "scrape" | "manage";
 }
 
 /**
@@ -71,6 +73,7 @@ export function seedAccount(account: SeededAccount, options: StateOptions = {}):
   const now = new Date().toISOString();
   const keyHash = createHash("sha256").update(account.apiKey).digest("hex");
   const prefix = account.apiKey.slice(0, 10);
+  const scope = account.keyScope ?? "scrape";
   const id = sqlText(account.accountId);
   runWrangler([
     "d1",
@@ -81,8 +84,8 @@ export function seedAccount(account: SeededAccount, options: StateOptions = {}):
     "--command",
     `INSERT OR IGNORE INTO accounts (id, name, email, credits, created_at) VALUES (${id}, ${sqlText(account.name)}, ${sqlText(account.email)}, ${account.credits}, ${sqlText(now)});
      INSERT OR IGNORE INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, created_at) VALUES (${id}, 'grant', ${account.credits}, ${account.credits}, 'sign-up credits', 'signup:${account.accountId}', ${sqlText(now)});
-     INSERT OR IGNORE INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (${sqlText(account.keyId)}, ${id}, ${sqlText(account.keyName)}, ${sqlText(keyHash)}, ${sqlText(prefix)}, ${sqlText(now)});
-     UPDATE api_keys SET revoked_at = NULL, key_hash = ${sqlText(keyHash)}, display_prefix = ${sqlText(prefix)} WHERE id = ${sqlText(account.keyId)};`,
+     INSERT OR IGNORE INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at, scope) VALUES (${sqlText(account.keyId)}, ${id}, ${sqlText(account.keyName)}, ${sqlText(keyHash)}, ${sqlText(prefix)}, ${sqlText(now)}, ${sqlText(scope)});
+     UPDATE api_keys SET revoked_at = NULL, key_hash = ${sqlText(keyHash)}, display_prefix = ${sqlText(prefix)}, scope = ${sqlText(scope)} WHERE id = ${sqlText(account.keyId)};`,
   ]);
 }
 

@@ -109,6 +109,8 @@ async function main(): Promise<void> {
     email: "dev@localhost",
     credits: SIGN_UP_CREDITS,
     keyName: "Local dev key",
+    // The developer's own key on their own machine: docs/async-jobs.md sets the local webhook with it.
+    keyScope: "manage",
   });
 
   const replicas = await startReplicaServer({ port: REPLICA_PORT });

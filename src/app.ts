@@ -20,6 +20,8 @@ import { registerJobRoutes } from "./http/jobs";
 import { registerMarkdownRoutes } from "./http/markdown";
 import { redactedUrl } from "./http/request-context";
 import { registerScraperRoutes, registerUnknownScraperRoutes } from "./http/scrapers";
+import { strictTransportSecurity } from "./http/security-headers";
+import { registerSecurityTxtRoute } from "./http/security-txt";
 import { registerStatusRoutes } from "./http/status";
 import { registerWebhookRoutes } from "./http/webhooks";
 import { registerMcpRoutes } from "./mcp/routes";
@@ -46,6 +48,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     await next();
   });
 
+  app.use("*", strictTransportSecurity);
   registerPreflightRefusal(app);
   registerScraperRoutes(app);
   registerJobRoutes(app);
@@ -64,6 +67,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerMarkdownRoutes(app);
   registerDocsRoutes(app);
   registerStatusRoutes(app);
+  registerSecurityTxtRoute(app);
   registerMcpRoutes(app);
 
   app.notFound(() => {

@@ -16,6 +16,7 @@ export const ERROR_CODE_STATUSES = {
   invalid_api_key: 401,
   invalid_admin_token: 401,
   signed_out: 401,
+  insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,
@@ -23,6 +24,7 @@ export const ERROR_CODE_STATUSES = {
   conflict: 409,
   idempotency_key_reused: 409,
   idempotency_in_progress: 409,
+  payload_too_large: 413,
   unsupported_media_type: 415,
   insufficient_credits: 429,
   rate_limited: 429,
@@ -40,6 +42,7 @@ export const ERROR_CODE_STATUSES = {
   provider_changed: 502,
   pool_warming_up: 503,
   at_capacity: 503,
+  capacity_unavailable: 503,
   service_unavailable: 503,
   not_configured: 503,
   browser_unreachable: 504,
@@ -136,6 +139,16 @@ export class UnauthorizedError extends ServiceError {
   }
 }
 
+/**
+ * 403: the API key is valid but its scope does not cover the route (webhook settings need a `manage` key); `detail`
+ * names the scope needed and how to get such a key. Retrying with the same key cannot help.
+ */
+export class InsufficientScopeError extends ServiceError {
+  constructor(detail: string) {
+    super(403, detail, { code: "insufficient_scope" });
+  }
+}
+
 /** 404: unknown scraper, unknown or expired job, expired hosted markdown. */
 export class NotFoundError extends ServiceError {
   constructor(detail: string) {
@@ -163,6 +176,16 @@ export class ConflictError extends ServiceError {
     options: { code?: "conflict" | "idempotency_key_reused" | "idempotency_in_progress"; retryAfterSeconds?: number } = {},
   ) {
     super(409, detail, { code: options.code ?? "conflict", retryAfterSeconds: options.retryAfterSeconds });
+  }
+}
+
+/**
+ * 413: the request body is larger than its route's cap (src/http/body-limit.ts), refused before any of it is parsed;
+ * `detail` says the cap and how to split the request. The same request can never pass: it must be made smaller.
+ */
+export class PayloadTooLargeError extends ServiceError {
+  constructor(detail: string) {
+    super(413, detail, { code: "payload_too_large" });
   }
 }
 
@@ -277,6 +300,21 @@ export class ScraperDriftError extends UpstreamError {
 export class PoolWarmingUpError extends ServiceError {
   constructor(retryAfterSeconds = 5) {
     super(503, "The scraper pool is warming up. Retry in a few seconds.", { code: "pool_warming_up", retryable: true, retryAfterSeconds });
+  }
+}
+
+/**
+ * 503: a limiter that admits work (the account's rate limiter, the global browser budget) could not be reached. The
+ * request is refused rather than admitted unlimited (they fail closed); retrying in a few seconds usually works.
+ */
+export class CapacityUnavailableError extends ServiceError {
+  constructor(retryAfterSeconds = 5, cause?: unknown) {
+    super(503, "The service cannot check its capacity limits right now, so it accepts no new work. Retry in a few seconds.", {
+      code: "capacity_unavailable",
+      retryable: true,
+      retryAfterSeconds,
+      cause,
+    });
   }
 }
 

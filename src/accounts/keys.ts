@@ -3,7 +3,7 @@
  * revocation. Authentication itself (hash → active key) is in src/auth/api-keys.ts and reads the same table, so a
  * revocation written here fails the very next request.
  */
-import { forgetApiKey, generateApiKey } from "../auth/api-keys";
+import { type ApiKeyScope, DEFAULT_API_KEY_SCOPE, forgetApiKey, generateApiKey, storedScope } from "../auth/api-keys";
 import { TooManyRequestsError } from "../errors";
 
 /** Active keys per account: enough for one key per environment or service, few enough to keep the list auditable. */
@@ -20,6 +20,8 @@ export interface ApiKeySummary {
   accountId: string;
   name: string;
   displayPrefix: string;
+  /** What the key may do (src/http/require-scope.ts); fixed at creation. */
+  scope: ApiKeyScope;
   createdAt: string;
   /** The later of the last recorded use and the last charged scrape; null when never used. */
   lastUsedAt: string | null;
@@ -36,6 +38,7 @@ interface KeyRow {
   account_id: string;
   name: string;
   display_prefix: string;
+  scope: string;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -47,6 +50,7 @@ function toSummary(row: KeyRow): ApiKeySummary {
     accountId: row.account_id,
     name: row.name,
     displayPrefix: row.display_prefix,
+    scope: storedScope(row.scope),
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
@@ -54,7 +58,7 @@ function toSummary(row: KeyRow): ApiKeySummary {
 }
 
 // `last_used_at` on the key is best-effort bookkeeping; the ledger's charges are a record of use that always exists.
-const KEY_COLUMNS = `k.id, k.account_id, k.name, k.display_prefix, k.created_at, k.revoked_at,
+const KEY_COLUMNS = `k.id, k.account_id, k.name, k.display_prefix, k.scope, k.created_at, k.revoked_at,
   NULLIF(MAX(COALESCE(k.last_used_at, ''), COALESCE(
     (SELECT MAX(l.created_at) FROM credit_ledger l WHERE l.account_id = k.account_id AND l.kind = 'charge' AND l.key_id = k.id), '')), '')
   AS last_used_at`;
@@ -62,13 +66,19 @@ const KEY_COLUMNS = `k.id, k.account_id, k.name, k.display_prefix, k.created_at,
 export type CreateKeyOutcome = { status: "created"; key: CreatedApiKey } | { status: "too_many_keys" } | { status: "account_not_found" };
 
 /** The active-key limit is checked inside the INSERT itself, so two concurrent creations cannot both pass it. */
-export async function createApiKey(db: D1Database, accountId: string, name: string, now = new Date()): Promise<CreateKeyOutcome> {
+export async function createApiKey(
+  db: D1Database,
+  accountId: string,
+  name: string,
+  scope: ApiKeyScope = DEFAULT_API_KEY_SCOPE,
+  now = new Date(),
+): Promise<CreateKeyOutcome> {
   const key = await generateApiKey();
   const createdAt = now.toISOString();
   const result = await db
     .prepare(
-      `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at)
-       SELECT ?1, id, ?3, ?4, ?5, ?6 FROM accounts
+      `INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at, scope)
+       SELECT ?1, id, ?3, ?4, ?5, ?6, ?10 FROM accounts
        WHERE id = ?2 AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ?2 AND revoked_at IS NULL) < ?7
          AND (SELECT COUNT(*) FROM api_keys WHERE account_id = ?2 AND created_at > ?8) < ?9`,
     )
@@ -82,6 +92,7 @@ export async function createApiKey(db: D1Database, accountId: string, name: stri
       MAX_ACTIVE_KEYS,
       new Date(now.getTime() - KEY_CREATION_WINDOW_MS).toISOString(),
       MAX_KEYS_CREATED_PER_DAY,
+      scope,
     )
     .run();
   if (result.meta.changes === 1) {
@@ -92,6 +103,7 @@ export async function createApiKey(db: D1Database, accountId: string, name: stri
         accountId,
         name,
         displayPrefix: key.displayPrefix,
+        scope,
         createdAt,
         lastUsedAt: null,
         revokedAt: null,

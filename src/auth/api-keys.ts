@@ -9,6 +9,9 @@
  * - on the isolate that revoked it (`revokeApiKey`), the key fails on the very next request;
  * - elsewhere a free request (`GET /account`, job listing, webhook settings) may pass for at most KEY_MEMO_TTL_MS more.
  * A key that matches nothing is never remembered: a new key works at once, and every wrong guess costs a query.
+ *
+ * Each key has a scope, fixed at its creation (src/http/require-scope.ts): `scrape` keys run scrapes, jobs, batches,
+ * `GET /account` and the MCP tools; `manage` keys may also read and change the account's webhook settings.
  */
 import { UnauthorizedError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
@@ -16,9 +19,28 @@ import { randomToken, sha256Hex } from "../util/crypto";
 export const MISSING_KEY_DETAIL = "Missing API key. Pass it in the X-API-Key header (recommended) or as the api_key query parameter.";
 export const INVALID_KEY_DETAIL = "Invalid API key: it matches no active key (it may have been revoked).";
 
+/** What a key may do; `scrape` is the default of a new key (and what every key created before scopes became). */
+export const API_KEY_SCOPES = ["scrape", "manage"] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+export const DEFAULT_API_KEY_SCOPE: ApiKeyScope = "scrape";
+
+export function isApiKeyScope(value: string): value is ApiKeyScope {
+  return API_KEY_SCOPES.some((scope) => scope === value);
+}
+
+/** A scope read from storage; anything unknown (the column's CHECK forbids it) counts as the least privileged one. */
+export function storedScope(value: string): ApiKeyScope {
+  return isApiKeyScope(value) ? value : DEFAULT_API_KEY_SCOPE;
+}
+
 export interface AuthenticatedKey {
   keyId: string;
   accountId: string;
+}
+
+/** The key of an API request (`c.var.apiKey`): who it is, and what it may do. */
+export interface ScopedKey extends AuthenticatedKey {
+  scope: ApiKeyScope;
 }
 
 export interface NewApiKey {
@@ -50,19 +72,19 @@ export const KEY_MEMO_TTL_MS = 5_000;
 const KEY_MEMO_MAX_ENTRIES = 1_000;
 
 /** This isolate's active keys by SHA-256 hash, with when it stops trusting each. */
-const activeKeys = new Map<string, { key: AuthenticatedKey; until: number }>();
+const activeKeys = new Map<string, { key: ScopedKey; until: number }>();
 /** Lookups in flight by hash: concurrent requests with one key share one query. */
-const lookups = new Map<string, Promise<AuthenticatedKey | null>>();
+const lookups = new Map<string, Promise<ScopedKey | null>>();
 
-async function lookUpActiveKey(db: D1Database, keyHash: string): Promise<AuthenticatedKey | null> {
+async function lookUpActiveKey(db: D1Database, keyHash: string): Promise<ScopedKey | null> {
   const row = await db
-    .prepare("SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+    .prepare("SELECT id, account_id, scope FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
     .bind(keyHash)
-    .first<{ id: string; account_id: string }>();
-  return row === null ? null : { keyId: row.id, accountId: row.account_id };
+    .first<{ id: string; account_id: string; scope: string }>();
+  return row === null ? null : { keyId: row.id, accountId: row.account_id, scope: storedScope(row.scope) };
 }
 
-function rememberedKey(keyHash: string, now: number): AuthenticatedKey | null {
+function rememberedKey(keyHash: string, now: number): ScopedKey | null {
   const remembered = activeKeys.get(keyHash);
   if (remembered === undefined) return null;
   if (remembered.until > now) return remembered.key;
@@ -70,7 +92,7 @@ function rememberedKey(keyHash: string, now: number): AuthenticatedKey | null {
   return null;
 }
 
-function remember(keyHash: string, key: AuthenticatedKey, now: number): void {
+function remember(keyHash: string, key: ScopedKey, now: number): void {
   activeKeys.delete(keyHash);
   if (activeKeys.size >= KEY_MEMO_MAX_ENTRIES) {
     const oldest = activeKeys.keys().next();
@@ -80,7 +102,7 @@ function remember(keyHash: string, key: AuthenticatedKey, now: number): void {
 }
 
 /** The active key `apiKey` names, from this isolate's memo or from D1; UnauthorizedError when it is missing or matches none. */
-export async function authenticateApiKey(db: D1Database, apiKey: string | undefined, now = Date.now()): Promise<AuthenticatedKey> {
+export async function authenticateApiKey(db: D1Database, apiKey: string | undefined, now = Date.now()): Promise<ScopedKey> {
   if (apiKey === undefined) throw new UnauthorizedError(MISSING_KEY_DETAIL, "missing_api_key");
   const keyHash = await sha256Hex(apiKey);
   const remembered = rememberedKey(keyHash, now);

@@ -7,7 +7,9 @@
  * budget asks the pools holding the most sessions to retire their longest-idle one and grants the place freed; only
  * when every session everywhere is busy is the launch refused (the caller answers 503 with Retry-After). The pool
  * turns a granted reservation into a session with `commit`, or gives it back with `cancel`; closed sessions are
- * `forget`-ten. A reservation that is never committed (its pool died mid-launch) lapses after a minute.
+ * `forget`-ten. A reservation that is never committed (its pool died mid-launch) lapses after a minute. When a pool
+ * cannot reach this object at all, it launches nothing (a 503 `capacity_unavailable` for the scrape): the budget fails
+ * closed.
  */
 import { DurableObject } from "cloudflare:workers";
 import { browserPoolStub } from "./browser-pool";
@@ -36,6 +38,11 @@ const MAX_SESSIONS_OVERRIDE_KEY = "max-sessions";
 /** Longer than any launch takes; a reservation still open after it belongs to a launch that died. */
 const RESERVATION_TTL_MS = 60_000;
 const RETRY_AFTER_SECONDS = 5;
+/**
+ * Retry-After when a pool cannot reach this object: a launch is then refused (fail closed, src/browser/browser-pool.ts),
+ * since launching unbudgeted spends the Browser Rendering limits every country shares.
+ */
+export const BUDGET_UNREACHABLE_RETRY_SECONDS = 5;
 
 export class BrowserBudget extends DurableObject<Env> {
   private readonly sessions: Map<string, BudgetSession>;

@@ -19,11 +19,11 @@
 import { DurableObject } from "cloudflare:workers";
 import puppeteer from "@cloudflare/puppeteer";
 import { isoTimestamp } from "../util/time";
-import { browserBudgetStub } from "./browser-budget";
+import { BUDGET_UNREACHABLE_RETRY_SECONDS, browserBudgetStub } from "./browser-budget";
 import { devtoolsBinding } from "./devtools-binding";
 import { poolConfig, type PoolConfig } from "./pool-config";
 import { recordPoolCountry } from "./pool-directory";
-import type { AcquireRequest, AcquireResult, BudgetReservation, PoolStats } from "./pool-types";
+import type { AcquireFailure, AcquireRequest, AcquireResult, BudgetReservation, PoolStats } from "./pool-types";
 import { launchOptionsFor } from "./session";
 
 interface PooledSession {
@@ -163,7 +163,7 @@ export class BrowserPool extends DurableObject<Env> {
         if (this.launchBudgetLeft()) {
           const launched = await this.launch(country, request, domainsKey, requestedAt + request.leaseMs);
           // Out of global budget, but a session of ours will come back: wait for it like any other waiter.
-          if (launched.ok || launched.reason !== "at_capacity" || !this.hasBusy(domainsKey)) return launched;
+          if (launched.ok || !outOfBudget(launched.reason) || !this.hasBusy(domainsKey)) return launched;
         } else if (!this.hasBusy(domainsKey)) {
           this.counters.rejectedWarmingUp += 1;
           this.persist();
@@ -425,9 +425,16 @@ export class BrowserPool extends DurableObject<Env> {
   private async launch(country: string, request: AcquireRequest, domainsKey: string, leaseExpiresAt: number): Promise<AcquireResult> {
     this.launching.set(domainsKey, (this.launching.get(domainsKey) ?? 0) + 1);
     this.launchTimes.push(Date.now());
-    let reservation: BudgetReservation | undefined;
+    let reservation: BudgetReservation | null | undefined;
     try {
       reservation = await this.reserveGlobalBudget(country);
+      if (reservation === null) {
+        // The budget cannot be asked: no browser is launched without it (fail closed), and nothing was launched.
+        this.launchTimes.pop();
+        this.counters.rejectedAtCapacity += 1;
+        this.persist();
+        return { ok: false, reason: "capacity_unavailable", retryAfterSeconds: BUDGET_UNREACHABLE_RETRY_SECONDS };
+      }
       if (!reservation.ok) {
         // Nothing was launched: the attempt does not count against the country's launches per minute.
         this.launchTimes.pop();
@@ -488,13 +495,16 @@ export class BrowserPool extends DurableObject<Env> {
     }
   }
 
-  /** The global budget's answer; if the budget cannot be reached, the launch goes ahead (the per-country caps still hold). */
-  private async reserveGlobalBudget(country: string): Promise<BudgetReservation> {
+  /**
+   * The global budget's answer, or null when the budget cannot be reached: then no browser is launched (fail closed),
+   * since launches past the budget spend the Browser Rendering limits every other country needs.
+   */
+  private async reserveGlobalBudget(country: string): Promise<BudgetReservation | null> {
     try {
       return (await browserBudgetStub(this.env).reserve(country)) as BudgetReservation;
     } catch (error) {
-      console.error("The browser budget could not be reached; launching within the country's own limits", error);
-      return { ok: true, reservationId: "" };
+      console.error("The browser budget could not be reached; the launch is refused", error);
+      return null;
     }
   }
 
@@ -599,7 +609,7 @@ export class BrowserPool extends DurableObject<Env> {
       void this.launch(country, request, waiter.domainsKey, waiter.requestedAt + waiter.leaseMs).then((result) => {
         // Out of global budget while a session of its provider is busy here: it keeps waiting for that one.
         const stillUseful = waiter.deadline - Date.now() >= MIN_USEFUL_WAIT_MS;
-        if (!result.ok && result.reason === "at_capacity" && stillUseful && this.hasBusy(waiter.domainsKey)) {
+        if (!result.ok && outOfBudget(result.reason) && stillUseful && this.hasBusy(waiter.domainsKey)) {
           this.wait(waiter, waiter.resolve);
         } else {
           waiter.resolve(result);
@@ -607,6 +617,11 @@ export class BrowserPool extends DurableObject<Env> {
       });
     }
   }
+}
+
+/** No new browser may start (the budget is spent or cannot be asked): a busy session of the country may still free up. */
+function outOfBudget(reason: AcquireFailure): boolean {
+  return reason === "at_capacity" || reason === "capacity_unavailable";
 }
 
 export function browserPoolStub(env: Env, country: string): DurableObjectStub<BrowserPool> {

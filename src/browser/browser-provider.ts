@@ -8,7 +8,14 @@
  * its place in the queue, or a lease granted too late, goes to the next scrape at once.
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
-import { BrowserUnreachableError, PoolWarmingUpError, ServiceError, TooManyRequestsError, UpstreamError } from "../errors";
+import {
+  BrowserUnreachableError,
+  CapacityUnavailableError,
+  PoolWarmingUpError,
+  ServiceError,
+  TooManyRequestsError,
+  UpstreamError,
+} from "../errors";
 import { browserPoolStub } from "./browser-pool";
 import { devtoolsBinding } from "./devtools-binding";
 import type { AcquireResult } from "./pool-types";
@@ -56,6 +63,8 @@ function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?:
         retryable: true,
         retryAfterSeconds: result.retryAfterSeconds,
       });
+    case "capacity_unavailable":
+      return new CapacityUnavailableError(result.retryAfterSeconds);
     case "wait_timeout":
       return new UpstreamError("No browser session became free in time. Safe to retry.", { cause });
   }

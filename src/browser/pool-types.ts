@@ -18,7 +18,8 @@ export interface AcquireRequest {
   leaseMs: number;
 }
 
-export type AcquireFailure = "queue_full" | "warming_up" | "wait_timeout" | "at_capacity";
+/** `at_capacity`: the global browser budget is spent; `capacity_unavailable`: the budget could not be asked (fail closed). */
+export type AcquireFailure = "queue_full" | "warming_up" | "wait_timeout" | "at_capacity" | "capacity_unavailable";
 
 export type AcquireResult =
   | {

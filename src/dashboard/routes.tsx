@@ -18,8 +18,10 @@ import {
   newSessionId,
 } from "../accounts/sign-in";
 import { dailyUsage, recentLedgerEntries, usageSummary } from "../accounts/usage";
+import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, isApiKeyScope } from "../auth/api-keys";
 import { ServiceError, toServiceError } from "../errors";
 import type { AppEnv } from "../http/app-env";
+import { enforceBodyCap } from "../http/body-limit";
 import { redactedUrl, requestBaseUrl } from "../http/request-context";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
 import { accountLimitsView } from "../limits/limits-view";
@@ -102,19 +104,28 @@ function forbiddenPage(c: DashboardContext): Response | Promise<Response> {
   );
 }
 
-/** The form of a signed-in page: same origin and the session's CSRF token, or null after a 403 page / sign-in redirect. */
+/**
+ * The form of a signed-in page, or the response to send instead (sign-in redirect, 403 page; a 413 is thrown). In the
+ * order every body follows (src/http/body-limit.ts): the session (signed cookie, then its D1 row) and the browser's
+ * same-origin headers, all read without the body; then the body's cap; then parsing; then the CSRF token, which a plain
+ * HTML form can only carry in its body. So no one without a session makes the dashboard read a byte of a body, and a
+ * signed-in one at most the form's cap.
+ */
 async function signedInForm(c: DashboardContext): Promise<{ signedIn: SignedIn; form: Record<string, string> } | Response> {
   const signedIn = await currentSession(c, null);
   if (signedIn === null) return toSignIn(c);
-  const form = await formFields(c);
+  if (!isSameOriginRequest(c)) return forbiddenPage(c);
+  const form = await cappedFormFields(c);
   const token = form._csrf ?? "";
-  if (!isSameOriginRequest(c) || !(await verifySessionCsrf(sessionSecret(c.env), signedIn.sessionId, token))) return forbiddenPage(c);
+  if (!(await verifySessionCsrf(sessionSecret(c.env), signedIn.sessionId, token))) return forbiddenPage(c);
   return { signedIn, form };
 }
 
-async function formFields(c: DashboardContext): Promise<Record<string, string>> {
+/** The form's text fields, once its size is known to be within the route's cap (413 otherwise). */
+async function cappedFormFields(c: DashboardContext): Promise<Record<string, string>> {
   const contentType = c.req.header("Content-Type") ?? "";
   if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(contentType)) return {};
+  await enforceBodyCap(c, "dashboard");
   const body = await c.req.parseBody();
   const fields: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) if (typeof value === "string") fields[name] = value;
@@ -195,9 +206,11 @@ function createDashboard(): Hono<AppEnv> {
 
   dashboard.post("/login", async (c) => {
     const secret = sessionSecret(c.env);
-    const form = await formFields(c);
+    // No session yet: the same-origin headers are what can be checked before the (capped) body is read.
+    const sameOrigin = isSameOriginRequest(c);
+    const form = sameOrigin ? await cappedFormFields(c) : {};
     const token = form.token ?? "";
-    if (!isSameOriginRequest(c) || !(await verifyLoginCsrf(c, secret, form._csrf ?? ""))) {
+    if (!sameOrigin || !(await verifyLoginCsrf(c, secret, form._csrf ?? ""))) {
       return c.html(
         <MessagePage title="Please open your sign-in link again" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
           The sign-in page was open for too long or was not sent from this site. Your link has not been used.
@@ -277,12 +290,22 @@ function createDashboard(): Hono<AppEnv> {
     const name = (form.name ?? "").trim();
     if (name.length === 0 || name.length > 100)
       return renderKeysPage(c, signedIn, { formError: KEY_NAME_ERROR, formName: name.slice(0, 100) }, 400);
-    const outcome = await createApiKey(c.env.DB, signedIn.account.accountId, name);
+    // A form without the field (an older page still open) creates the least privileged key.
+    const scope = form.scope === undefined || form.scope === "" ? DEFAULT_API_KEY_SCOPE : form.scope;
+    if (!isApiKeyScope(scope)) {
+      const formError = `Scope: must be one of ${API_KEY_SCOPES.join(", ")}.`;
+      return renderKeysPage(c, signedIn, { formError, formName: name }, 400);
+    }
+    const outcome = await createApiKey(c.env.DB, signedIn.account.accountId, name, scope);
     if (outcome.status === "too_many_keys") {
       return renderKeysPage(
         c,
         signedIn,
-        { formError: `You already have ${MAX_ACTIVE_KEYS} active keys. Revoke one you no longer use first.`, formName: name },
+        {
+          formError: `You already have ${MAX_ACTIVE_KEYS} active keys. Revoke one you no longer use first.`,
+          formName: name,
+          formScope: scope,
+        },
         409,
       );
     }

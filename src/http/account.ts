@@ -1,9 +1,9 @@
-/** `GET /account`: what a key holder can learn about its own account with the API key alone. */
+/** `GET /account`: what a key holder can learn about its own account with the API key alone (any scope). */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getAccount } from "../accounts/accounts";
 import { USAGE_WINDOW_DAYS, usageSummary } from "../accounts/usage";
 import { getApiKey } from "../accounts/keys";
-import { INVALID_KEY_DETAIL } from "../auth/api-keys";
+import { API_KEY_SCOPES, INVALID_KEY_DETAIL } from "../auth/api-keys";
 import { UnauthorizedError } from "../errors";
 import { isoTimestamp } from "../util/time";
 import { apiKeyAuth } from "./api-key-auth";
@@ -21,7 +21,15 @@ const AccountStatusSchema = z
       .array(z.object({ scraper: z.string(), requests: z.number().int(), credits: z.number().int() }))
       .openapi({ description: "The last 30 days, per scraper, most used first", example: [{ scraper: "grok", requests: 1, credits: 3 }] }),
     period_start: z.string().openapi({ format: "date-time", description: "Start of the 30-day window" }),
-    key: z.object({ key_id: z.string(), name: z.string() }).openapi({ description: "The key this request was made with" }),
+    key: z
+      .object({
+        key_id: z.string(),
+        name: z.string(),
+        scope: z.enum(API_KEY_SCOPES).openapi({
+          description: "`scrape`: scrapes, jobs, batches, this route and MCP; `manage`: also the webhook settings (`/account/webhook…`)",
+        }),
+      })
+      .openapi({ description: "The key this request was made with" }),
   })
   .openapi("AccountStatus");
 
@@ -74,7 +82,7 @@ export function registerAccountRoutes(app: OpenAPIHono<AppEnv>): void {
         requests_last_30_days: usage.requests,
         usage_by_scraper: usage.byScraper,
         period_start: isoTimestamp(usage.since),
-        key: { key_id: key.keyId, name: keyRow?.name ?? "" },
+        key: { key_id: key.keyId, name: keyRow?.name ?? "", scope: key.scope },
       },
       200,
     );

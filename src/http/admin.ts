@@ -3,6 +3,7 @@
  * every route is declared with zod schemas so it appears in /openapi.json.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { integerQueryParam } from "../params/integer-param";
 import { SIGN_UP_CREDITS, createAccount, getAccount, listAccounts, type Account } from "../accounts/accounts";
 import { MAX_ACTIVE_KEYS, createApiKey, listApiKeys, revokeApiKey, type ApiKeySummary } from "../accounts/keys";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../accounts/sign-in";
 import { recentLedgerEntries, usageSummary, type LedgerEntry, type UsageSummary } from "../accounts/usage";
 import { requireAdminToken } from "../auth/admin-token";
+import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE } from "../auth/api-keys";
 import { adjustCredits } from "../credits/ledger";
 import { ConflictError, NotFoundError } from "../errors";
 import { isoTimestamp, isoTimestampOrNull } from "../util/time";
@@ -43,6 +45,11 @@ export const AccountSchema = z
   })
   .openapi("Account");
 
+const KEY_SCOPE_DESCRIPTION =
+  "What the key may do: `scrape` runs scrapes, jobs and batches, reads GET /account and calls the MCP tools; `manage` may " +
+  "also read and change the account's webhook settings (endpoint, signing secret, delivery log). Fixed at creation.";
+const KeyScopeSchema = z.enum(API_KEY_SCOPES).openapi({ description: KEY_SCOPE_DESCRIPTION, example: DEFAULT_API_KEY_SCOPE });
+
 export const ApiKeySummarySchema = z
   .object({
     key_id: z.string(),
@@ -50,6 +57,7 @@ export const ApiKeySummarySchema = z
     display_prefix: z
       .string()
       .openapi({ description: "First characters of the key, to recognise it; the key itself is never shown again", example: "sk_Ab3dE9x" }),
+    scope: KeyScopeSchema,
     created_at: z.string().openapi({ format: "date-time" }),
     last_used_at: z.string().nullable().openapi({ format: "date-time" }),
     revoked: z.boolean(),
@@ -94,6 +102,7 @@ export function apiKeyJson(key: ApiKeySummary) {
     key_id: key.keyId,
     name: key.name,
     display_prefix: key.displayPrefix,
+    scope: key.scope,
     created_at: isoTimestamp(key.createdAt),
     last_used_at: isoTimestampOrNull(key.lastUsedAt),
     revoked: key.revokedAt !== null,
@@ -146,7 +155,15 @@ const CreateAccountBody = strictBody({
     .openapi({ description: `Starting balance; default: the sign-up grant of ${SIGN_UP_CREDITS}`, default: SIGN_UP_CREDITS }),
 }).openapi("CreateAccount");
 
-const CreateKeyBody = strictBody({ name: nameField("A label to recognise the key by") }).openapi("CreateApiKey");
+const SCOPE_ERROR = `must be one of ${API_KEY_SCOPES.map((scope) => `"${scope}"`).join(", ")}`;
+
+const CreateKeyBody = strictBody({
+  name: nameField("A label to recognise the key by"),
+  scope: z
+    .enum(API_KEY_SCOPES, { error: SCOPE_ERROR })
+    .optional()
+    .openapi({ description: `${KEY_SCOPE_DESCRIPTION} Default: \`${DEFAULT_API_KEY_SCOPE}\`.`, default: DEFAULT_API_KEY_SCOPE }),
+}).openapi("CreateApiKey");
 
 const AdjustCreditsBody = strictBody({
   delta: z
@@ -217,13 +234,7 @@ const listAccountsRoute = createRoute({
   description: "Newest first. Pass the last `created_at` of a page as `before` for the next page.",
   request: {
     query: z.object({
-      limit: z.coerce
-        .number({ error: "must be an integer from 1 to 200" })
-        .int({ error: "must be an integer from 1 to 200" })
-        .min(1, { error: "must be an integer from 1 to 200" })
-        .max(200, { error: "must be an integer from 1 to 200" })
-        .default(50)
-        .openapi({ param: { name: "limit", in: "query" }, type: "integer", default: 50 }),
+      limit: integerQueryParam({ name: "limit", min: 1, max: 200, defaultValue: 50, description: "Accounts per page" }),
       before: z
         .string()
         .optional()
@@ -262,6 +273,7 @@ const CreatedKeySchema = z
     api_key: z.string().openapi({ description: "The secret key. Shown only in this response: store it now.", example: "sk_Ab3dE9x…" }),
     name: z.string(),
     display_prefix: z.string(),
+    scope: KeyScopeSchema,
     created_at: z.string().openapi({ format: "date-time" }),
   })
   .openapi("CreatedApiKey");
@@ -271,7 +283,7 @@ const createKeyRoute = createRoute({
   method: "post",
   path: "/admin/accounts/{account_id}/keys",
   summary: "Create an API key",
-  description: `Returns the key once; only its SHA-256 is stored. An account can hold up to ${MAX_ACTIVE_KEYS} active keys, all drawing on its one balance.`,
+  description: `Returns the key once; only its SHA-256 is stored. An account can hold up to ${MAX_ACTIVE_KEYS} active keys, all drawing on its one balance. \`scope\` (default \`${DEFAULT_API_KEY_SCOPE}\`) says what it may do: only a \`manage\` key reads or changes the account's webhook settings.`,
   request: { params: AccountIdParam, body: jsonBody(CreateKeyBody) },
   responses: {
     201: { description: "The new key (the only time `api_key` is shown)", content: json(CreatedKeySchema) },
@@ -396,7 +408,8 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.openapi(createKeyRoute, async (c) => {
-    const outcome = await createApiKey(c.env.DB, c.req.valid("param").account_id, c.req.valid("json").name);
+    const body = c.req.valid("json");
+    const outcome = await createApiKey(c.env.DB, c.req.valid("param").account_id, body.name, body.scope ?? DEFAULT_API_KEY_SCOPE);
     if (outcome.status === "account_not_found") throw new NotFoundError(ACCOUNT_NOT_FOUND_DETAIL);
     if (outcome.status === "too_many_keys") {
       throw new ConflictError(`The account already has ${MAX_ACTIVE_KEYS} active keys; revoke one before creating another.`);
@@ -409,6 +422,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
         api_key: key.apiKey,
         name: key.name,
         display_prefix: key.displayPrefix,
+        scope: key.scope,
         created_at: isoTimestamp(key.createdAt),
       },
       201,

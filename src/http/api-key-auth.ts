@@ -6,11 +6,13 @@
  * key, and per account (all its keys together, so creating more keys buys no more requests), with each account's own
  * values (src/limits/, docs/limits.md), from the isolate's lease of the limiter (src/limits/rate-allowance.ts). A cached
  * request's round trips are in docs/cache-path.md. `GET /jobs/{job_id}` does not come through here: polling is neither
- * authenticated nor limited. The authenticated key is `c.var.apiKey`.
+ * authenticated nor limited. The authenticated key is `c.var.apiKey`. Then the route's body cap (./body-limit.ts): a
+ * body is never read before its key is known, and never parsed past its cap.
  */
 import { createMiddleware } from "hono/factory";
 import { authenticateApiKey, pickApiKey, touchApiKey } from "../auth/api-keys";
 import { admitRequestRate } from "../limits/request-rate-limiter";
+import { enforceBodyCap } from "./body-limit";
 import type { AppEnv } from "./app-env";
 
 export { ACCOUNT_RATE_LIMIT_DETAIL, RATE_LIMIT_DETAIL } from "../limits/request-rate-limiter";
@@ -20,5 +22,6 @@ export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   c.executionCtx.waitUntil(touchApiKey(c.env.DB, key.keyId));
   await admitRequestRate(c.env, key);
   c.set("apiKey", key);
+  await enforceBodyCap(c, "api");
   await next();
 });

@@ -1,5 +1,5 @@
 /** Hono environment of the app: the Worker bindings plus per-request values set by middleware. */
-import type { AuthenticatedKey } from "../auth/api-keys";
+import type { ScopedKey } from "../auth/api-keys";
 import type { ScrapeParams } from "../params/common-params";
 
 export interface AppEnv {
@@ -7,8 +7,8 @@ export interface AppEnv {
   Variables: {
     /** ms since epoch when the request arrived, for `elapsed_ms`. */
     startedAt: number;
-    /** The API key of the request, set by the `apiKeyAuth` middleware. */
-    apiKey: AuthenticatedKey;
+    /** The API key of the request and its scope, set by the `apiKeyAuth` middleware. */
+    apiKey: ScopedKey;
     /** The validated query of a scrape request, set by `validateScrapeQuery`. */
     scrapeParams: ScrapeParams;
   };

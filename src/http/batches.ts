@@ -20,6 +20,7 @@ import { webhookSettings } from "../webhooks/settings";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
+import { BODY_CAPS, payloadTooLargeDetail } from "./body-limit";
 import { requireJsonContentType } from "./json-body";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, errorResponse } from "./openapi-errors";
@@ -117,6 +118,7 @@ const submitRoute = createRoute({
     },
     ...submitErrors,
     ...IDEMPOTENCY_CONFLICT_RESPONSE,
+    413: errorResponse(`The body is over the batch cap (\`payload_too_large\`): ${payloadTooLargeDetail(BODY_CAPS.batch)}`),
   },
 });
 
@@ -141,7 +143,10 @@ const statusRoute = createRoute({
 /** Validated bodies, by request, from the validation middleware to the handler. */
 const validatedBodies = new WeakMap<Request, BatchRequest>();
 
-/** Reads and validates the body (and refuses query parameters other than `api_key`) before the key is looked at. */
+/**
+ * Reads and validates the body (and refuses query parameters other than `api_key`). It runs after apiKeyAuth, which
+ * has checked the key and the body's size (./body-limit.ts): an anonymous or oversized body is never parsed.
+ */
 const validateBatchBody = createMiddleware<AppEnv>(async (c, next) => {
   const extra = Object.keys(c.req.queries()).filter((name) => name !== "api_key");
   if (extra.length > 0) {
@@ -170,7 +175,7 @@ async function checkBatchWebhookUrl(env: Env, url: string): Promise<void> {
 
 export function registerBatchRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerPath(submitRoute);
-  app.post("/batches", validateBatchBody, apiKeyAuth, async (c) => {
+  app.post("/batches", apiKeyAuth, validateBatchBody, async (c) => {
     const request = validatedBodies.get(c.req.raw);
     if (request === undefined) throw new Error("POST /batches reached its handler without a validated body");
     const key = c.get("apiKey");
@@ -178,7 +183,7 @@ export function registerBatchRoutes(app: OpenAPIHono<AppEnv>): void {
     if (request.webhookUrl !== null) {
       await checkBatchWebhookUrl(c.env, request.webhookUrl);
       // The deliveries are signed with the account's secret: it exists from now on (GET /account/webhook shows it).
-      await ensureWebhookEndpoint(c.env.DB, key.accountId);
+      await ensureWebhookEndpoint(c.env, key.accountId);
     }
     const submitted = await submitBatch(
       c.env,

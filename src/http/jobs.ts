@@ -4,6 +4,7 @@
  * endpoints lives here.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { integerQueryParam } from "../params/integer-param";
 import { indexedJobAccount } from "../accounts/jobs-index";
 import { InvalidParameterError, NotFoundError } from "../errors";
 import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
@@ -54,26 +55,13 @@ const statusRoute = createRoute({
   },
 });
 
-const pageSize = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (raw === undefined) return DEFAULT_PAGE_SIZE;
-    const value = /^\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-    if (!Number.isInteger(value) || value < 1 || value > MAX_PAGE_SIZE) {
-      ctx.addIssue({ code: "custom", message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
-      return z.NEVER;
-    }
-    return value;
-  })
-  .openapi({
-    param: { name: "limit", in: "query" },
-    type: "integer",
-    default: DEFAULT_PAGE_SIZE,
-    minimum: 1,
-    maximum: MAX_PAGE_SIZE,
-    description: "Jobs per page",
-  });
+const pageSize = integerQueryParam({
+  name: "limit",
+  min: 1,
+  max: MAX_PAGE_SIZE,
+  defaultValue: DEFAULT_PAGE_SIZE,
+  description: "Jobs per page",
+});
 
 const ListJobsQuery = z.strictObject({
   status: z

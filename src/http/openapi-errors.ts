@@ -25,8 +25,9 @@ export const SCRAPE_ERROR_RESPONSES = {
       "session (`provider_rate_limited`); or the provider's page changed (`provider_changed`)",
   ),
   503: errorResponse(
-    "The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job " +
-      "could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)",
+    "The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity " +
+      "limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued " +
+      "(`service_unavailable`); retry in a few seconds (see Retry-After)",
   ),
   504: errorResponse("Network time-out reaching the scraper machine (`browser_unreachable`)"),
 } as const;

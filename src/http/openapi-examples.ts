@@ -10,6 +10,7 @@ import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../auth/api-keys";
 import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL } from "../browser/browser-provider";
 import {
   BrowserUnreachableError,
+  CapacityUnavailableError,
   ERROR_CODE_STATUSES,
   ERROR_CODES,
   type ErrorBody,
@@ -30,6 +31,7 @@ import { ACCOUNT_NOT_FOUND_DETAIL, KEY_NOT_FOUND_DETAIL } from "./admin";
 import { BATCH_NOT_FOUND_DETAIL } from "./batches";
 import { JOB_NOT_FOUND_DETAIL } from "./jobs";
 import { JSON_CONTENT_TYPE_DETAIL, MALFORMED_JSON_DETAIL } from "./json-body";
+import { MANAGE_SCOPE_REQUIRED_DETAIL } from "./require-scope";
 import { UNKNOWN_SCRAPER_DETAIL } from "./scrapers";
 
 type SchemaOrReference = SchemaObject | ReferenceObject;
@@ -130,6 +132,7 @@ const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   missing_api_key: MISSING_KEY_DETAIL,
   invalid_api_key: INVALID_KEY_DETAIL,
   invalid_admin_token: ADMIN_UNAUTHORIZED_DETAIL,
+  insufficient_scope: MANAGE_SCOPE_REQUIRED_DETAIL,
   not_found: "Not found. See /docs for the API reference.",
   method_not_allowed: new MethodNotAllowedError(["GET"]).detail,
   timeout: new ScrapeTimeoutError(300).detail,
@@ -148,6 +151,7 @@ const ERROR_EXAMPLE_DETAILS: Partial<Record<ErrorCode, string>> = {
   provider_changed: new ScraperDriftError("Grok", "example", "example").detail,
   pool_warming_up: new PoolWarmingUpError().detail,
   at_capacity: AT_CAPACITY_DETAIL,
+  capacity_unavailable: new CapacityUnavailableError().detail,
   service_unavailable: ENQUEUE_FAILED_DETAIL,
   browser_unreachable: new BrowserUnreachableError().detail,
 };

@@ -1,10 +1,11 @@
 /**
  * Webhook settings and delivery logs, for the operator (`/admin/accounts/{account_id}/webhook…`, bearer ADMIN_TOKEN)
- * and for key holders (`/account/webhook…`, their own account): the account-level endpoint URL, the signing secret
- * (shown, since receivers need it to verify signatures), its rotation, and the latest deliveries. The dashboard offers
- * the same on /dashboard/webhooks.
+ * and for key holders (`/account/webhook…`, their own account, with a key of the scope `manage` only: see
+ * ./require-scope.ts): the account-level endpoint URL, the signing secret (shown, since receivers need it to verify
+ * signatures), its rotation, and the latest deliveries. The dashboard offers the same on /dashboard/webhooks.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { integerQueryParam } from "../params/integer-param";
 import type { Context } from "hono";
 import { getAccount } from "../accounts/accounts";
 import { requireAdminToken } from "../auth/admin-token";
@@ -19,6 +20,7 @@ import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
 import { strictBody } from "./json-body";
 import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
+import { requireManageScope } from "./require-scope";
 
 const DEFAULT_DELIVERIES = 50;
 const MAX_DELIVERIES = 200;
@@ -62,13 +64,13 @@ const SetUrlBody = strictBody({
 }).openapi("SetWebhookUrl");
 
 const DeliveriesQuery = z.object({
-  limit: z.coerce
-    .number({ error: `must be an integer from 1 to ${MAX_DELIVERIES}` })
-    .int({ error: `must be an integer from 1 to ${MAX_DELIVERIES}` })
-    .min(1, { error: `must be an integer from 1 to ${MAX_DELIVERIES}` })
-    .max(MAX_DELIVERIES, { error: `must be an integer from 1 to ${MAX_DELIVERIES}` })
-    .default(DEFAULT_DELIVERIES)
-    .openapi({ param: { name: "limit", in: "query" }, type: "integer", default: DEFAULT_DELIVERIES }),
+  limit: integerQueryParam({
+    name: "limit",
+    min: 1,
+    max: MAX_DELIVERIES,
+    defaultValue: DEFAULT_DELIVERIES,
+    description: "Deliveries to return, newest first",
+  }),
   api_key: z
     .string()
     .optional()
@@ -135,7 +137,9 @@ interface Audience {
   operationNoun: string;
   tags: string[];
   security: Array<Record<string, string[]>>;
-  middleware: [typeof requireAdminToken] | [typeof apiKeyAuth];
+  middleware: [typeof requireAdminToken] | [typeof apiKeyAuth, typeof requireManageScope];
+  /** Who may call it, appended to every operation's description. */
+  accessNote: string;
   params: z.ZodObject<{ account_id: z.ZodString }> | undefined;
   errors: Record<number, ReturnType<typeof errorResponse>>;
   accountOf(c: Context<AppEnv>): Promise<string>;
@@ -147,6 +151,7 @@ const OPERATOR: Audience = {
   tags: ["Operator"],
   security: [{ AdminToken: [] }],
   middleware: [requireAdminToken],
+  accessNote: "",
   params: z.object({
     account_id: z
       .string()
@@ -167,9 +172,16 @@ const KEY_HOLDER: Audience = {
   operationNoun: "AccountWebhook",
   tags: ["Account"],
   security: API_KEY_SECURITY,
-  middleware: [apiKeyAuth],
+  middleware: [apiKeyAuth, requireManageScope],
+  accessNote:
+    " Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); " +
+    "a `scrape` key gets 403 `insufficient_scope`.",
   params: undefined,
-  errors: { 401: errorResponse("API key missing, invalid or revoked"), 429: errorResponse("Per-key rate limit (see Retry-After)") },
+  errors: {
+    401: errorResponse("API key missing, invalid or revoked"),
+    403: errorResponse("The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)"),
+    429: errorResponse("Per-key rate limit (see Retry-After)"),
+  },
   async accountOf(c) {
     return c.get("apiKey").accountId;
   },
@@ -191,11 +203,12 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       operationId: `get${audience.operationNoun}`,
       summary: `Show ${whose} webhook endpoint and signing secret`,
       description:
-        "Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md).",
+        "Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md)." +
+        audience.accessNote,
       request: { ...params, ...query },
       responses: { ...endpointResponse, ...audience.errors },
     }),
-    async (c) => endpointReply(c, await ensureWebhookEndpoint(c.env.DB, await audience.accountOf(c))),
+    async (c) => endpointReply(c, await ensureWebhookEndpoint(c.env, await audience.accountOf(c))),
   );
 
   app.openapi(
@@ -207,14 +220,15 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       summary: `Set ${whose} webhook endpoint`,
       description:
         "https only; a URL that is or resolves to a private, loopback or link-local address is refused. Applies to jobs that end from " +
-        "now on (a batch's own `webhook_url` takes precedence). The signing secret is kept.",
+        "now on (a batch's own `webhook_url` takes precedence). The signing secret is kept." +
+        audience.accessNote,
       request: { ...params, ...query, body: { required: true, content: json(SetUrlBody) } },
       responses: { ...endpointResponse, 400: errorResponse("Invalid or refused URL"), ...audience.errors },
     }),
     async (c) => {
       const accountId = await audience.accountOf(c);
       const url = await acceptableWebhookUrl(c.env, c.req.valid("json").url);
-      return endpointReply(c, await setWebhookUrl(c.env.DB, accountId, url));
+      return endpointReply(c, await setWebhookUrl(c.env, accountId, url));
     },
   );
 
@@ -225,11 +239,12 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       path: audience.prefix,
       operationId: `remove${audience.operationNoun}`,
       summary: `Remove ${whose} webhook endpoint`,
-      description: "Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept.",
+      description:
+        "Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept." + audience.accessNote,
       request: { ...params, ...query },
       responses: { ...endpointResponse, ...audience.errors },
     }),
-    async (c) => endpointReply(c, await setWebhookUrl(c.env.DB, await audience.accountOf(c), null)),
+    async (c) => endpointReply(c, await setWebhookUrl(c.env, await audience.accountOf(c), null)),
   );
 
   app.openapi(
@@ -239,11 +254,12 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       path: `${audience.prefix}/rotate-secret`,
       operationId: `rotate${audience.operationNoun}Secret`,
       summary: `Replace ${whose} webhook signing secret`,
-      description: "Takes effect at once: every later delivery attempt, retries included, is signed with the new secret.",
+      description:
+        "Takes effect at once: every later delivery attempt, retries included, is signed with the new secret." + audience.accessNote,
       request: { ...params, ...query },
       responses: { ...endpointResponse, ...audience.errors },
     }),
-    async (c) => endpointReply(c, await rotateWebhookSecret(c.env.DB, await audience.accountOf(c))),
+    async (c) => endpointReply(c, await rotateWebhookSecret(c.env, await audience.accountOf(c))),
   );
 
   app.openapi(
@@ -253,7 +269,9 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       path: `${audience.prefix}/deliveries`,
       operationId: `list${audience.operationNoun}Deliveries`,
       summary: `${audience === OPERATOR ? "The account's" : "Your"} latest webhook deliveries`,
-      description: "One entry per message (a job's final status) with its attempts, the receiver's last answer and the next retry.",
+      description:
+        "One entry per message (a job's final status) with its attempts, the receiver's last answer and the next retry." +
+        audience.accessNote,
       request: { ...params, query: DeliveriesQuery },
       responses: { ...deliveriesResponse, 400: errorResponse("Invalid limit"), ...audience.errors },
     }),

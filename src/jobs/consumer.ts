@@ -2,9 +2,15 @@
  * The queue consumer: runs the same scrape pipeline as the sync endpoint, one attempt per delivery, with `timeout`
  * per attempt. Retryable failures go back to the queue with back-off until the 4th attempt; failures no retry can fix
  * (an unimplemented scraper, a login wall or region block, a bug) fail the job at once.
+ *
+ * A job is charged once, whatever its attempts: the browser time of a failed attempt (retried, or failed and refunded)
+ * is free to the account, so it counts towards the account's refunded browser time (src/limits/refunded-browser-time.ts)
+ * like a refunded synchronous scrape's. How many attempts of one account run at once is bounded by its turns
+ * (src/limits/job-turns.ts).
  */
 import { ServiceError, toServiceError } from "../errors";
 import { withAccountJobTurn } from "../limits/job-turns";
+import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { runScrape } from "../scrape/pipeline";
 import { ATTEMPT_HEARTBEAT_MS, MAX_ATTEMPTS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
 import { jobStub } from "./job-record";
@@ -45,6 +51,9 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
   const heartbeat = setInterval(() => {
     stub.heartbeat(record.attempts).catch((error: unknown) => console.error(`job ${record.jobId}: heartbeat failed`, error));
   }, ATTEMPT_HEARTBEAT_MS);
+  const browserHold = new BrowserHoldClock();
+  // The attempt already holds its account's job slot (its turn): browser work needs no other admission, only a clock.
+  const admitBrowserWork = browserHold.admission(async () => async () => undefined);
   try {
     const response = await runScrape(
       env,
@@ -55,6 +64,7 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
         baseUrl: record.baseUrl,
         startedAt: Date.now(),
         accountId: record.accountId,
+        admitBrowserWork,
       },
       record.params.timeout,
     );
@@ -62,6 +72,8 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
     message.ack();
   } catch (error) {
     const failure = toServiceError(error);
+    const heldMs = browserHold.heldMs();
+    if (heldMs !== null) await recordRefundedBrowserTime(env.DB, record.accountId, heldMs);
     const retryable = error instanceof ServiceError && failure.retryable;
     if (retryable && attempt < MAX_ATTEMPTS) {
       const delaySeconds = retryDelaySeconds(attempt, retryBaseSeconds(env));

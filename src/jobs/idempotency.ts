@@ -9,6 +9,12 @@
  * it. If it dies without either (a Worker killed mid-request), its lock runs out and a retry takes the key over with
  * the same resource id: every submission step is idempotent for a given id, so finishing someone else's half-done
  * submission never creates or charges anything twice.
+ *
+ * Except when that submission had already failed and been refunded (it died, or could not release its key, between
+ * the refund and the release): its charge is spent (the ledger charges an id once), so finishing it would create a job
+ * nobody paid for. Such a takeover gets a new resource id instead, and runs as the new request it is for the client:
+ * charged again, with a new job or batch id, exactly as when the failed request had released its key. The refunded one
+ * stays failed; the client, which never received its id, pays once for the one it gets.
  */
 import { ConflictError, InvalidParameterError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
@@ -75,6 +81,20 @@ interface KeyRow {
   claim_token: string;
 }
 
+/**
+ * SQL, on an `idempotency_keys` row, true when its resource's charge was refunded before the resource was handed out:
+ * a job's charge (the job id is the ledger's operation id), or any job of a batch still `submitting` (an accepted
+ * batch's jobs run and are refunded one by one as they fail, and that batch is the answer to replay).
+ */
+const REFUNDED_BEFORE_RELEASE = `(
+  EXISTS (SELECT 1 FROM credit_ledger WHERE operation_id = idempotency_keys.resource_id AND kind = 'refund')
+  OR EXISTS (
+    SELECT 1 FROM batches b, json_each(b.job_ids) j
+    JOIN credit_ledger c ON c.operation_id = j.value AND c.kind = 'refund'
+    WHERE b.batch_id = idempotency_keys.resource_id AND b.state = 'submitting'
+  )
+)`;
+
 type Claim =
   | { outcome: "owner"; resourceId: string; token: string }
   | { outcome: "replay"; resourceId: string }
@@ -106,13 +126,15 @@ async function claim(db: D1Database, request: IdempotentRequest, now: number): P
         now + IDEMPOTENCY_TTL_MS,
         now,
       ),
-    // The same request whose holder's lock ran out (it died mid-way) is taken over, keeping its resource id.
+    // The same request whose holder's lock ran out (it died mid-way) is taken over, keeping its resource id unless
+    // that resource was refunded before the key was released: then the takeover is a new request with a new id.
     db
       .prepare(
-        `UPDATE idempotency_keys SET claim_token = ?5, locked_until = ?6
+        `UPDATE idempotency_keys SET claim_token = ?5, locked_until = ?6,
+           resource_id = CASE WHEN ${REFUNDED_BEFORE_RELEASE} THEN ?8 ELSE resource_id END
          WHERE account_id = ?1 AND idempotency_key = ?2 AND kind = ?3 AND fingerprint = ?4 AND state = 'in_flight' AND locked_until <= ?7`,
       )
-      .bind(request.accountId, request.key, request.kind, request.fingerprint, token, lockedUntil, now),
+      .bind(request.accountId, request.key, request.kind, request.fingerprint, token, lockedUntil, now, request.newResourceId),
     db
       .prepare(
         "SELECT kind, fingerprint, resource_id, state, claim_token FROM idempotency_keys WHERE account_id = ? AND idempotency_key = ?",

@@ -4,7 +4,8 @@
  * message with it, and a stopped `wrangler dev` forgets its queue. Without recovery such a job stays pending until
  * its watchdog (about 26 minutes) fails it.
  *
- * The sweep reads the pending jobs of the D1 jobs index and asks each job's object whether it lost its message
+ * The sweep reads the pending jobs of the D1 jobs index, fairly across accounts (the oldest few of every account, not
+ * the oldest of all: one account's backlog of thousands must not hide another account's lost job), and asks each job's object whether it lost its message
  * (`JobRecord.recoveryCheck`): the attempt holding its lease stopped sending heartbeats, or no attempt started within
  * RECOVERY_STALL_MS of the delivery that was due. Such a job gets a new message. Sending one is always safe: a delivery
  * runs only with the object's lease, so a duplicate of a live message does no work, and the job's charge and refund are
@@ -18,8 +19,13 @@ import { JOB_RETENTION_MS, RECOVERY_STALL_MS } from "./job-policy";
 import { jobStub } from "./job-record";
 import type { JobMessage, RecoveryDecision } from "./job-types";
 
-/** Jobs looked at per sweep (oldest first); a larger backlog is taken by the next sweeps. */
+/** Jobs looked at per sweep; a larger backlog is taken by the next sweeps. */
 export const RECOVERY_BATCH_LIMIT = 500;
+/**
+ * Jobs of one account looked at per sweep (its oldest pending ones). Every account with pending jobs gets its first
+ * job looked at before any account gets its second, and so on, up to RECOVERY_BATCH_LIMIT.
+ */
+export const RECOVERY_JOBS_PER_ACCOUNT = 50;
 /** Job objects asked at once. */
 const CHECK_CONCURRENCY = 8;
 /** Queue `sendBatch` takes at most 100 messages. */
@@ -47,10 +53,21 @@ interface PendingJob {
   accountId: string;
 }
 
+/**
+ * The pending jobs to look at, round-robin across accounts: each account's oldest first, then each account's second
+ * oldest, and so on (at most RECOVERY_JOBS_PER_ACCOUNT per account). Index `jobs_pending_account` (migrations/0014)
+ * serves the per-account order.
+ */
 async function pendingJobs(db: D1Database, now: number): Promise<PendingJob[]> {
   const { results } = await db
-    .prepare("SELECT job_id, account_id FROM jobs WHERE status = 'pending' AND created_at >= ? ORDER BY created_at LIMIT ?")
-    .bind(new Date(now - JOB_RETENTION_MS).toISOString(), RECOVERY_BATCH_LIMIT)
+    .prepare(
+      `SELECT job_id, account_id FROM (
+         SELECT job_id, account_id, created_at,
+           ROW_NUMBER() OVER (PARTITION BY account_id ORDER BY created_at) AS position
+         FROM jobs WHERE status = 'pending' AND created_at >= ?1
+       ) WHERE position <= ?2 ORDER BY position, created_at LIMIT ?3`,
+    )
+    .bind(new Date(now - JOB_RETENTION_MS).toISOString(), RECOVERY_JOBS_PER_ACCOUNT, RECOVERY_BATCH_LIMIT)
     .all<{ job_id: string; account_id: string }>();
   return results.map((row) => ({ jobId: row.job_id, accountId: row.account_id }));
 }

@@ -7,6 +7,9 @@
  * for long: the row stops counting as running at `expires_at`, the work's own deadline plus a grace period.
  */
 
+import { DEFAULT_REFUNDED_BROWSER_SECONDS_PER_HOUR, REDUCED_CONCURRENCY_DIVISOR, reducedConcurrency } from "./capacity-rules";
+import { firstBucketOfHour, refundedSecondsSql } from "./refunded-browser-time";
+
 export type SlotKind = "request" | "job";
 
 /** Job attempts started within this window are an account's recent share, and jobs submitted within it can be waiting. */
@@ -24,6 +27,11 @@ export interface SlotRequest {
   ttlMs: number;
   /** The job whose attempt this is (kind `job`). */
   jobId?: string;
+  /**
+   * Refunded browser seconds the account may have in the last hour; past them `limit` (or the operator's value) drops
+   * to a quarter, at least 1 (src/limits/refunded-browser-time.ts). The service's default when not given.
+   */
+  refundedSecondsPerHour?: number;
 }
 
 export interface Slot {
@@ -31,18 +39,43 @@ export interface Slot {
   kind: SlotKind;
 }
 
-export type SlotOutcome = { taken: true; slot: Slot } | { taken: false; inUse: number; limit: number; retryAfterSeconds: number };
+export type SlotOutcome =
+  | { taken: true; slot: Slot }
+  | {
+      taken: false;
+      inUse: number;
+      /** The bound that refused: the account's limit, or a quarter of it while `refundedSeconds` is past the budget. */
+      limit: number;
+      /** The account's limit when its refunded browser time is within the budget. */
+      normalLimit: number;
+      /** The account's refunded browser seconds of the last hour. */
+      refundedSeconds: number;
+      reducedForRefundedTime: boolean;
+      retryAfterSeconds: number;
+    };
 
 const RUNNING = "released_at IS NULL AND expires_at > ?";
 
-/** SQL for the limit that applies, read in the same statement as the count; the arguments name its placeholders. */
-function effectiveLimit(account: string, kind: string, fallback: string): string {
+/** SQL for the account's own limit (the operator's value for requests, else the default); arguments name placeholders. */
+function normalLimit(account: string, kind: string, fallback: string): string {
   return `COALESCE((SELECT concurrent_requests FROM account_request_limits WHERE account_id = ${account} AND ${kind} = 'request'), ${fallback})`;
+}
+
+/**
+ * SQL for the limit that applies now, read in the same statement as the count: the account's own limit, or
+ * `reducedConcurrency` of it (a quarter, at least 1) while its refunded browser time of the last hour is past the budget.
+ */
+function effectiveLimit(account: string, kind: string, fallback: string, threshold: string, firstBucket: string): string {
+  const normal = normalLimit(account, kind, fallback);
+  return `CASE WHEN ${refundedSecondsSql(account, firstBucket)} > ${threshold}
+    THEN MAX(1, CAST(${normal} / ${REDUCED_CONCURRENCY_DIVISOR} AS INTEGER)) ELSE ${normal} END`;
 }
 
 /** Takes a slot for the account, or says how many it already holds and when the first of them would lapse. */
 export async function takeAccountSlot(db: D1Database, request: SlotRequest, now = Date.now()): Promise<SlotOutcome> {
   const slotId = crypto.randomUUID();
+  const firstBucket = firstBucketOfHour(now);
+  const refundedBudget = request.refundedSecondsPerHour ?? DEFAULT_REFUNDED_BROWSER_SECONDS_PER_HOUR;
   const [, inserted] = await db.batch([
     // Housekeeping of this account's rows that neither run nor count towards its recent share any more.
     db
@@ -52,22 +85,44 @@ export async function takeAccountSlot(db: D1Database, request: SlotRequest, now 
       .prepare(
         `INSERT INTO account_slots (slot_id, account_id, kind, job_id, acquired_at, expires_at)
          SELECT ?1, ?2, ?3, ?4, ?5, ?6
-         WHERE (SELECT COUNT(*) FROM account_slots WHERE account_id = ?2 AND kind = ?3 AND released_at IS NULL AND expires_at > ?5) < ${effectiveLimit("?2", "?3", "?7")}`,
+         WHERE (SELECT COUNT(*) FROM account_slots WHERE account_id = ?2 AND kind = ?3 AND released_at IS NULL AND expires_at > ?5) < ${effectiveLimit("?2", "?3", "?7", "?8", "?9")}`,
       )
-      .bind(slotId, request.accountId, request.kind, request.jobId ?? null, now, now + request.ttlMs, request.limit),
+      .bind(
+        slotId,
+        request.accountId,
+        request.kind,
+        request.jobId ?? null,
+        now,
+        now + request.ttlMs,
+        request.limit,
+        refundedBudget,
+        firstBucket,
+      ),
   ]);
   if (inserted !== undefined && inserted.meta.changes === 1) return { taken: true, slot: { slotId, kind: request.kind } };
   const usage = await db
     .prepare(
-      `SELECT COUNT(*) AS in_use, MIN(expires_at) AS first_expiry, ${effectiveLimit("?1", "?2", "?4")} AS effective_limit
+      `SELECT COUNT(*) AS in_use, MIN(expires_at) AS first_expiry, ${normalLimit("?1", "?2", "?4")} AS normal_limit,
+         ${refundedSecondsSql("?1", "?5")} AS refunded_seconds
        FROM account_slots WHERE account_id = ?1 AND kind = ?2 AND released_at IS NULL AND expires_at > ?3`,
     )
-    .bind(request.accountId, request.kind, now, request.limit)
-    .first<{ in_use: number; first_expiry: number | null; effective_limit: number }>();
+    .bind(request.accountId, request.kind, now, request.limit, firstBucket)
+    .first<{ in_use: number; first_expiry: number | null; normal_limit: number; refunded_seconds: number }>();
   // Slots usually come back long before they lapse; the hint is a few seconds, never more than the lapse.
   const lapseSeconds = usage?.first_expiry == null ? 1 : Math.ceil((usage.first_expiry - now) / 1000);
-  const limit = usage?.effective_limit ?? request.limit;
-  return { taken: false, inUse: usage?.in_use ?? limit, limit, retryAfterSeconds: Math.max(1, Math.min(5, lapseSeconds)) };
+  const normal = usage?.normal_limit ?? request.limit;
+  const refundedSeconds = usage?.refunded_seconds ?? 0;
+  const reduced = refundedSeconds > refundedBudget;
+  const limit = reduced ? reducedConcurrency(normal) : normal;
+  return {
+    taken: false,
+    inUse: usage?.in_use ?? limit,
+    limit,
+    normalLimit: normal,
+    refundedSeconds,
+    reducedForRefundedTime: reduced,
+    retryAfterSeconds: Math.max(1, Math.min(5, lapseSeconds)),
+  };
 }
 
 /** Gives a slot back; best effort (a slot that cannot be given back stops counting at its expiry). */

@@ -1,6 +1,8 @@
 /**
  * Fair turns for asynchronous jobs. A delivery of a job runs only when
- * - its account has fewer than `ACCOUNT_MAX_RUNNING_JOBS` attempts running, and
+ * - its account has fewer than `ACCOUNT_MAX_RUNNING_JOBS` attempts running (2 by default: below half the consumer's
+ *   `max_concurrency`, so no two accounts fill every consumer; a quarter of it, at least 1, while the account's
+ *   refunded browser time is past its budget), and
  * - no other account is waiting with a job that never started while having had fewer attempts lately
  *   (`anotherAccountGoesFirst`).
  * Otherwise the delivery does no work: the message is sent again with a short delay and acknowledged, so the consumer
@@ -66,11 +68,18 @@ export async function withAccountJobTurn(
   const accountId = await indexedJobAccount(env.DB, body.jobId);
   // A job missing from the index (its index write failed at submission) still runs, only without a turn.
   if (accountId === null) return handle(counted);
-  const { runningJobs } = accountLimits(env);
+  const { runningJobs, refundedBrowserSecondsPerHour } = accountLimits(env);
   const othersFirst = body.turnsGivenAway < MAX_TURNS_GIVEN_AWAY && (await anotherAccountGoesFirst(env.DB, accountId, runningJobs));
   const turn = othersFirst
     ? null
-    : await takeAccountSlot(env.DB, { accountId, kind: "job", limit: runningJobs, ttlMs: JOB_SLOT_TTL_MS, jobId: body.jobId });
+    : await takeAccountSlot(env.DB, {
+        accountId,
+        kind: "job",
+        limit: runningJobs,
+        ttlMs: JOB_SLOT_TTL_MS,
+        jobId: body.jobId,
+        refundedSecondsPerHour: refundedBrowserSecondsPerHour,
+      });
   if (turn === null || !turn.taken) {
     // This delivery did no work, so it is not counted against the job's attempts.
     const next: TurnMessageBody = {

@@ -5,6 +5,8 @@
 import { MAX_ACTIVE_KEYS, MAX_KEYS_CREATED_PER_DAY } from "../accounts/keys";
 import { effectiveAccountLimits } from "./account-overrides";
 import { accountSlotUsage } from "./account-slots";
+import { reducedConcurrency } from "./capacity-rules";
+import { refundedBrowserSeconds } from "./refunded-browser-time";
 
 export interface AccountLimitsView {
   concurrent_requests: { limit: number; in_use: number };
@@ -20,10 +22,17 @@ export interface AccountLimitsView {
 }
 
 export async function accountLimitsView(env: Env, accountId: string): Promise<AccountLimitsView> {
-  const [{ limits, overrides }, usage] = await Promise.all([effectiveAccountLimits(env, accountId), accountSlotUsage(env.DB, accountId)]);
+  const [{ limits, overrides }, usage, refundedSeconds] = await Promise.all([
+    effectiveAccountLimits(env, accountId),
+    accountSlotUsage(env.DB, accountId),
+    refundedBrowserSeconds(env.DB, accountId),
+  ]);
+  // The bounds that apply now: a quarter of them while the account's refunded browser time is past its budget.
+  const reduced = refundedSeconds > limits.refundedBrowserSecondsPerHour;
+  const inForce = (limit: number) => (reduced ? reducedConcurrency(limit) : limit);
   return {
-    concurrent_requests: { limit: limits.concurrentRequests, in_use: usage.requests },
-    running_jobs: { limit: limits.runningJobs, in_use: usage.jobs },
+    concurrent_requests: { limit: inForce(limits.concurrentRequests), in_use: usage.requests },
+    running_jobs: { limit: inForce(limits.runningJobs), in_use: usage.jobs },
     requests_per_minute: { per_key: limits.keyRequestsPerMinute, per_account: limits.accountRequestsPerMinute },
     account_overrides: {
       key_requests_per_minute: overrides.keyRequestsPerMinute,

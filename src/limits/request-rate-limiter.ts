@@ -17,7 +17,7 @@ import { DurableObject } from "cloudflare:workers";
 import { accountLimits } from "./account-limits";
 import { applyOverrides, readAccountOverrides } from "./account-overrides";
 import type { AuthenticatedKey } from "../auth/api-keys";
-import { TooManyRequestsError } from "../errors";
+import { CapacityUnavailableError, TooManyRequestsError } from "../errors";
 import { type Admission, RateAllowances } from "./rate-allowance";
 import { giveBackRate, isIdle, rescaleRate, takeRates } from "./rate-window";
 
@@ -133,14 +133,18 @@ export function requestRateLimiterStub(env: Env, accountId: string): DurableObje
   return env.REQUEST_RATE_LIMITER.get(env.REQUEST_RATE_LIMITER.idFromName(accountId));
 }
 
+/** Retry-After of the 503 when the limiter cannot be reached: a restarted object answers within seconds. */
+const LIMITER_UNREACHABLE_RETRY_SECONDS = 5;
+
 /** This isolate's leases, by key (src/limits/rate-allowance.ts). */
 const allowances = new RateAllowances();
 
 /**
  * Counts a request with `key` against its key's and its account's per-minute limits (from this isolate's lease, or a
  * new lease from the account's limiter), or throws the 429 (with Retry-After: when the next request fits). The limiter
- * being unreachable lets the request through: the limit is a guard against bursts, and credits stay the exact bound on
- * what an account can spend.
+ * being unreachable refuses the request with a 503 `capacity_unavailable` (fail closed): admitting it would let any
+ * burst through unlimited for as long as the object is down, and free failures cost capacity, not credits. A request
+ * within a lease this isolate was already granted is still admitted: that lease was counted by the limiter.
  */
 export async function admitRequestRate(env: Env, key: Pick<AuthenticatedKey, "accountId" | "keyId">): Promise<void> {
   let decision: Admission;
@@ -149,8 +153,8 @@ export async function admitRequestRate(env: Env, key: Pick<AuthenticatedKey, "ac
       requestRateLimiterStub(env, key.accountId).lease(key.accountId, key.keyId, wanted, unspent),
     );
   } catch (error) {
-    console.error("The request rate limiter could not be reached; the request is let through", error);
-    return;
+    console.error("The request rate limiter could not be reached; the request is refused (503)", error);
+    throw new CapacityUnavailableError(LIMITER_UNREACHABLE_RETRY_SECONDS, error);
   }
   if (decision.admitted) return;
   const detail = decision.scope === "key" ? RATE_LIMIT_DETAIL : ACCOUNT_RATE_LIMIT_DETAIL;

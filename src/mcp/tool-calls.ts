@@ -1,12 +1,15 @@
 /**
  * What an MCP tool call does: the same validation, pipeline and charging as the HTTP API. A scrape tool validates its
  * arguments with the provider's query schema (same rules, same `detail`), then runs `scrapeSynchronously`, whose browser work
- * holds one of the account's request slots like the HTTP route's (3 credits, charged only on an answer) or, with `as_job`, `submitJob`; `get_job`
- * reads the job's record. Failures are tool results with `isError` and the client-safe `detail`, so the assistant can
- * read them and correct itself.
+ * holds one of the account's request slots like the HTTP route's (3 credits, charged only on an answer) or, with `as_job`, `submitJob`;
+ * like the HTTP route, the whole call runs under the request's `waitUntil`, so a client that leaves mid-scrape stops the
+ * scrape and still gets its credits back. `get_job` reads the job's record, for the caller's own jobs only, and asks the
+ * D1 index first as `GET /jobs/{id}` does: a made-up id never wakes (and so creates) a Durable Object. Failures are tool
+ * results with `isError` and the client-safe `detail`, so the assistant can read them and correct itself.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedKey } from "../auth/api-keys";
+import { indexedJobAccount } from "../accounts/jobs-index";
 import { InvalidParameterError, NotFoundError, toServiceError } from "../errors";
 import { JOB_NOT_FOUND_DETAIL } from "../http/jobs";
 import { describeValidationError, isCommonParams, type ScrapeParams } from "../params/common-params";
@@ -23,6 +26,10 @@ export interface ToolCallContext {
   key: AuthenticatedKey;
   /** This deployment's origin, for `markdown_url`. */
   baseUrl: string;
+  /** Aborted when the client goes away (or cancels the call): a synchronous scrape then stops and is refunded. */
+  abandoned: AbortSignal;
+  /** The request's `executionCtx.waitUntil`: work handed to it finishes after the client has gone. */
+  waitUntil(work: Promise<unknown>): void;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -82,12 +89,19 @@ function asJobFlag(value: unknown): boolean {
   throw new InvalidParameterError(`${AS_JOB_ARGUMENT}: must be a boolean`);
 }
 
-/** `scrape_<scraper>`: the answer, or with `as_job` the submitted job; charged exactly like the HTTP API. */
-export async function callScrapeTool(
-  context: ToolCallContext,
-  provider: AnyProvider,
-  args: Record<string, unknown>,
-): Promise<CallToolResult> {
+/**
+ * `scrape_<scraper>`: the answer, or with `as_job` the submitted job; charged exactly like the HTTP API. The call is
+ * handed to `waitUntil` whole: a client that disconnects cancels the request, and the charge → scrape → refund sequence
+ * must still reach its refund.
+ */
+export function callScrapeTool(context: ToolCallContext, provider: AnyProvider, args: Record<string, unknown>): Promise<CallToolResult> {
+  const call = runScrapeTool(context, provider, args);
+  context.waitUntil(call);
+  return call;
+}
+
+/** Never throws: every failure is the tool's error result. */
+async function runScrapeTool(context: ToolCallContext, provider: AnyProvider, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const { [AS_JOB_ARGUMENT]: asJob, ...queryArguments } = args;
     const wantsJob = asJobFlag(asJob);
@@ -106,7 +120,15 @@ export async function callScrapeTool(
     }
     const { response, creditsRemaining } = await scrapeSynchronously(
       context.env,
-      { scraper: provider.id, params, jobId: crypto.randomUUID(), baseUrl: context.baseUrl, startedAt: Date.now() },
+      {
+        scraper: provider.id,
+        params,
+        jobId: crypto.randomUUID(),
+        baseUrl: context.baseUrl,
+        startedAt: Date.now(),
+        abandoned: context.abandoned,
+        afterResponse: (work) => context.waitUntil(work),
+      },
       context.key,
     );
     return { ...structuredResult(response), _meta: { credits_remaining: creditsRemaining } };
@@ -120,11 +142,16 @@ async function readJobView(env: Env, jobId: string): Promise<JobView | null> {
   return jobStub(env, jobId).view();
 }
 
-/** `get_job`: the job's status as `GET /jobs/{job_id}` shows it. */
+/**
+ * `get_job`: the job's status as `GET /jobs/{job_id}` shows it, if the caller's account submitted it; any other id
+ * (malformed, never submitted, expired, another account's) is the HTTP route's 404 detail.
+ */
 export async function callJobStatusTool(context: ToolCallContext, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const jobId = typeof args.job_id === "string" ? args.job_id.trim().toLowerCase() : "";
     if (!UUID_PATTERN.test(jobId)) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
+    // The D1 index before the Durable Object: an id that was never submitted wakes no object.
+    if ((await indexedJobAccount(context.env.DB, jobId)) !== context.key.accountId) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     const view = await readJobView(context.env, jobId);
     if (view === null) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     return structuredResult({ ...view });

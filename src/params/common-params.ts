@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ProviderCountries } from "../scrapers/provider";
 import { ISO_COUNTRY_CODES } from "./countries";
+import { integerQueryParam } from "./integer-param";
 
 const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {
   true: true,
@@ -83,26 +84,15 @@ function countryParam(scraper: string, countries: ProviderCountries) {
     });
 }
 
-const timeoutParam = z
-  .string()
-  .optional()
-  .transform((raw, ctx) => {
-    if (raw === undefined) return 300;
-    const seconds = raw.trim() === "" ? Number.NaN : Number(raw);
-    if (!Number.isFinite(seconds) || seconds < 10 || seconds > 600) {
-      ctx.addIssue({ code: "custom", message: "must be a number of seconds from 10 to 600" });
-      return z.NEVER;
-    }
-    return seconds;
-  })
-  .openapi({
-    param: { name: "timeout", in: "query" },
-    type: "number",
-    default: 300,
-    minimum: 10,
-    maximum: 600,
-    description: "Seconds to wait for the scrape (per attempt for jobs)",
-  });
+/** Whole seconds in plain digits (`60`, not `6e1`, `0x3c` or `60.0`): see integer-param.ts. */
+const timeoutParam = integerQueryParam({
+  name: "timeout",
+  min: 10,
+  max: 600,
+  defaultValue: 300,
+  noun: "a number of seconds",
+  description: "Whole seconds to wait for the scrape (per attempt for jobs), in digits",
+});
 
 const apiKeyParam = z
   .string()

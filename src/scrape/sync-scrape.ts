@@ -1,5 +1,6 @@
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
+import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { holdRequestSlot } from "../limits/request-slot";
 import { authorizeScrape } from "./authorize";
 import { runScrape, type ScrapeRequest, type ScrapeResponse } from "./pipeline";
@@ -11,18 +12,25 @@ export interface SyncScrapeOutcome {
 
 /**
  * A synchronous scrape: credits are reserved first and restored on any error (a refusal by the account's bound on
- * scrapes in flight included), so the caller pays only for a 200.
+ * scrapes in flight included), so the caller pays only for a 200. The browser time a refunded scrape held is added
+ * to the account's refunded browser time, which past its budget reduces the account's concurrency
+ * (src/limits/refunded-browser-time.ts): a refund makes a failure free, not the capacity it held.
  */
 export async function scrapeSynchronously(env: Env, request: ScrapeRequest, key: AuthenticatedKey): Promise<SyncScrapeOutcome> {
   const authorized = await authorizeScrape(env, request.scraper, key, request.jobId);
+  const browserHold = new BrowserHoldClock();
   try {
     // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
     // Only browser work holds one of the account's request slots: cache hits and coalesced requests never wait for one.
-    const admitBrowserWork = () => holdRequestSlot(env, key.accountId, request.params.timeout);
+    const admitBrowserWork = browserHold.admission(() => holdRequestSlot(env, key.accountId, request.params.timeout));
     const response = await runScrape(env, { ...request, accountId: key.accountId, admitBrowserWork }, request.params.timeout);
     return { response, creditsRemaining: authorized.creditsRemaining };
   } catch (error) {
-    await refundCredits(env.DB, authorized.accountId, request.jobId, "sync scrape failed");
+    const heldMs = browserHold.heldMs();
+    await Promise.all([
+      refundCredits(env.DB, authorized.accountId, request.jobId, "sync scrape failed"),
+      heldMs === null ? undefined : recordRefundedBrowserTime(env.DB, key.accountId, heldMs),
+    ]);
     throw error;
   }
 }

@@ -8,7 +8,7 @@ import { configuredBaseUrl } from "../http/request-context";
 import { runScrape } from "../scrape/pipeline";
 import { allProviders, type AnyProvider, querySchemaOf, type ScraperId } from "../scrapers/registry";
 import { classifyFailure } from "./failure-reason";
-import { recordScrapeOutcome, type ScrapeOutcome } from "./outcome-log";
+import { recordScrapeOutcome } from "./outcome-log";
 
 /** A question every assistant answers in a sentence: cheap for the provider, and the answer is never empty. */
 export const CANARY_PROMPT = "What is the capital of France?";
@@ -96,13 +96,7 @@ async function runCanary(env: Env, { provider, params }: Canary, roundAt: number
     failure = { error };
   }
   const latencyMs = Date.now() - startedAt;
-  const outcome: Omit<ScrapeOutcome, "ok" | "error"> = {
-    provider: provider.id,
-    country: params.country,
-    source: "canary",
-    latencyMs,
-    roundAt,
-  };
+  const outcome = { provider: provider.id, country: params.country, source: "canary", latencyMs, roundAt } as const;
   const result: CanaryResult = {
     provider: provider.id,
     country: params.country,

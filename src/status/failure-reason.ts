@@ -2,7 +2,7 @@
  * Why a scrape failed, as the status page reports it: one category derived from the error's class (and, for an
  * upstream failure, from the `reason` set where it was thrown), never from any text.
  */
-import { ScraperDriftError, ScrapeTimeoutError, ServiceError, UpstreamError } from "../errors";
+import { ClientClosedRequestError, ScraperDriftError, ScrapeTimeoutError, ServiceError, UpstreamError } from "../errors";
 
 export const FAILURE_REASONS = ["drift", "challenge", "login_wall", "timeout", "other"] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
@@ -28,9 +28,13 @@ export interface ClassifiedFailure {
  */
 const CAPACITY_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
-/** The category of a failed scrape, or null when the failure says nothing about the provider (a capacity refusal). */
+/**
+ * The category of a failed scrape, or null when the failure says nothing about the provider: a capacity refusal, or a
+ * client that went away (the scrape was stopped on its behalf, and refunded: free for it, so it must not count).
+ */
 export function classifyFailure(error: unknown): ClassifiedFailure | null {
   if (error instanceof ServiceError && CAPACITY_STATUSES.has(error.status)) return null;
+  if (error instanceof ClientClosedRequestError) return null;
   if (error instanceof ScraperDriftError) return { reason: "drift", driftCode: error.driftCode };
   if (error instanceof ScrapeTimeoutError) return { reason: "timeout", driftCode: null };
   if (error instanceof UpstreamError) {

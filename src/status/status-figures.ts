@@ -62,6 +62,12 @@ SELECT provider, reason, source, at FROM (
     FROM scrape_outcomes WHERE ok = 0 AND at > ?1 AND at <= ?2
 ) WHERE recency = 1`;
 
+/** Per provider, how many distinct accounts (by tag) had a customer scrape fail since ?1 (status-levels.ts). */
+const FAILING_ACCOUNTS_SQL = `
+SELECT provider, COUNT(DISTINCT account_tag) AS accounts
+  FROM scrape_outcomes WHERE source = 'traffic' AND ok = 0 AND at > ?1 AND at <= ?2
+ GROUP BY provider`;
+
 const LAST_CANARY_SQL =
   "SELECT provider, MAX(at) AS at FROM scrape_outcomes WHERE source = 'canary' AND at > ?1 AND at <= ?2 GROUP BY provider";
 
@@ -88,12 +94,13 @@ function isFailureReason(value: string): value is FailureReason {
 
 /** The status of every declared provider at `now`. */
 export async function computeServiceStatus(db: D1Database, now = Date.now()): Promise<ServiceStatus> {
-  const [hour, day, rounds, failures, canaries] = await db.batch<Record<string, unknown>>([
+  const [hour, day, rounds, failures, canaries, failingAccounts] = await db.batch<Record<string, unknown>>([
     db.prepare(WINDOW_SQL).bind(now - HOUR_MS, now),
     db.prepare(WINDOW_SQL).bind(now - DAY_MS, now),
     db.prepare(ROUNDS_SQL).bind(now - HOUR_MS, now),
     db.prepare(LAST_FAILURE_SQL).bind(now - OUTCOME_RETENTION_MS, now),
     db.prepare(LAST_CANARY_SQL).bind(now - OUTCOME_RETENTION_MS, now),
+    db.prepare(FAILING_ACCOUNTS_SQL).bind(now - HOUR_MS, now),
   ]);
   const hourRows = byProviderAndSource(readWindowRows(hour?.results));
   const dayRows = byProviderAndSource(readWindowRows(day?.results));
@@ -102,6 +109,11 @@ export async function computeServiceStatus(db: D1Database, now = Date.now()): Pr
   const lastCanaryOf = new Map(
     (canaries?.results ?? []).flatMap((row) =>
       typeof row.provider === "string" && typeof row.at === "number" ? [[row.provider, row.at] as const] : [],
+    ),
+  );
+  const failingAccountsOf = new Map(
+    (failingAccounts?.results ?? []).flatMap((row) =>
+      typeof row.provider === "string" && typeof row.accounts === "number" ? [[row.provider, row.accounts] as const] : [],
     ),
   );
 
@@ -118,7 +130,11 @@ export async function computeServiceStatus(db: D1Database, now = Date.now()): Pr
       provider: provider.id,
       name: provider.name,
       status: providerState({
-        lastHour: { canaries: canaryFigures.last_hour, traffic: trafficFigures.last_hour },
+        lastHour: {
+          canaries: canaryFigures.last_hour,
+          traffic: trafficFigures.last_hour,
+          trafficFailingAccounts: failingAccountsOf.get(provider.id) ?? 0,
+        },
         recentRounds: roundsOf.get(provider.id) ?? [],
       }),
       canaries: canaryFigures,

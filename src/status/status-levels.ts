@@ -13,6 +13,12 @@ export const STATUS_THRESHOLDS = {
   downBelowRate: 0.5,
   /** …judged only from this many scrapes in the hour, so one failed canary of six is not read as 83 %. */
   minScrapesForRate: 10,
+  /**
+   * Customers' failures count only when at least this many distinct accounts saw the provider fail in the hour. One
+   * account's failures (refunded, so free to it) say more about that account than about the provider; three accounts
+   * failing independently within an hour rarely happens unless the provider is in trouble.
+   */
+  minFailingAccounts: 3,
 } as const;
 
 /** One canary round of one provider: its canaries (one per country) and how many of them failed. */
@@ -23,7 +29,12 @@ export interface CanaryRound {
 }
 
 export interface ProviderEvidence {
-  lastHour: { canaries: WindowFigures; traffic: WindowFigures };
+  lastHour: {
+    canaries: WindowFigures;
+    traffic: WindowFigures;
+    /** How many distinct accounts had a customer scrape of the provider fail in the hour. */
+    trafficFailingAccounts: number;
+  };
   /** The provider's canary rounds of the last hour, newest first. */
   recentRounds: readonly CanaryRound[];
 }
@@ -33,22 +44,26 @@ export interface ProviderEvidence {
  * - degraded: otherwise, a canary of the latest round failed, or ≥ 10 scrapes in the hour with a success rate < 90 %;
  * - up: otherwise, with at least one scrape (canary or customer) in the last hour;
  * - unknown: no scrape at all in the last hour.
+ * Canaries always count. Customers' failed scrapes count in the rate only when at least 3 distinct accounts had one in
+ * the hour; otherwise they are set aside (and their successful scrapes still count).
  */
 export function providerState({ lastHour, recentRounds }: ProviderEvidence): ProviderState {
-  const scrapes = lastHour.canaries.scrapes + lastHour.traffic.scrapes;
-  if (scrapes === 0) return "unknown";
+  if (lastHour.canaries.scrapes + lastHour.traffic.scrapes === 0) return "unknown";
+  const trafficFailuresCount = lastHour.trafficFailingAccounts >= STATUS_THRESHOLDS.minFailingAccounts;
+  const trafficScrapes = trafficFailuresCount ? lastHour.traffic.scrapes : lastHour.traffic.succeeded;
+  const scrapes = lastHour.canaries.scrapes + trafficScrapes;
   const succeeded = lastHour.canaries.succeeded + lastHour.traffic.succeeded;
-  const rate = succeeded / scrapes;
   const rated = scrapes >= STATUS_THRESHOLDS.minScrapesForRate;
+  const rate = rated ? succeeded / scrapes : 1;
 
   const lastRounds = recentRounds.slice(0, STATUS_THRESHOLDS.failedRoundsForDown);
   const failingRounds =
     lastRounds.length === STATUS_THRESHOLDS.failedRoundsForDown &&
     lastRounds.every((round) => round.canaries > 0 && round.failed === round.canaries);
-  if (failingRounds || (rated && rate < STATUS_THRESHOLDS.downBelowRate)) return "down";
+  if (failingRounds || rate < STATUS_THRESHOLDS.downBelowRate) return "down";
 
   const latestRoundFailed = (recentRounds[0]?.failed ?? 0) > 0;
-  if (latestRoundFailed || (rated && rate < STATUS_THRESHOLDS.degradedBelowRate)) return "degraded";
+  if (latestRoundFailed || rate < STATUS_THRESHOLDS.degradedBelowRate) return "degraded";
   return "up";
 }
 

@@ -10,7 +10,13 @@ const NXDOMAIN = 3;
 /** The resolver could not be asked or gave no usable answer: nothing is known about the name. */
 export class DnsLookupError extends Error {}
 
-function answersOf(body: unknown, type: number): string[] | "nxdomain" {
+/** One address record of an answer, with the time-to-live the resolver gave it (seconds). */
+export interface AddressRecord {
+  address: string;
+  ttl: number;
+}
+
+function answersOf(body: unknown, type: number): AddressRecord[] | "nxdomain" {
   if (typeof body !== "object" || body === null || !("Status" in body) || typeof body.Status !== "number") {
     throw new DnsLookupError("The resolver's answer is not DNS JSON");
   }
@@ -18,16 +24,17 @@ function answersOf(body: unknown, type: number): string[] | "nxdomain" {
   if (body.Status !== 0) throw new DnsLookupError(`The resolver answered status ${body.Status}`);
   const answer: unknown = "Answer" in body ? body.Answer : [];
   if (!Array.isArray(answer)) return [];
-  const addresses: string[] = [];
+  const addresses: AddressRecord[] = [];
   for (const record of answer) {
     if (typeof record !== "object" || record === null || !("type" in record) || !("data" in record)) continue;
-    // CNAME records come before the addresses they lead to; only the addresses matter.
-    if (record.type === type && typeof record.data === "string") addresses.push(record.data.trim());
+    // CNAME records come before the addresses they lead to; only the addresses matter. A missing TTL counts as 0.
+    const ttl = "TTL" in record && typeof record.TTL === "number" ? record.TTL : 0;
+    if (record.type === type && typeof record.data === "string") addresses.push({ address: record.data.trim(), ttl });
   }
   return addresses;
 }
 
-async function lookup(resolverUrl: string, hostname: string, type: keyof typeof RECORD_TYPES): Promise<string[] | "nxdomain"> {
+async function lookup(resolverUrl: string, hostname: string, type: keyof typeof RECORD_TYPES): Promise<AddressRecord[] | "nxdomain"> {
   const url = new URL(resolverUrl);
   url.searchParams.set("name", hostname);
   url.searchParams.set("type", type);
@@ -51,10 +58,10 @@ async function lookup(resolverUrl: string, hostname: string, type: keyof typeof 
 }
 
 /**
- * Every IPv4 and IPv6 address `hostname` resolves to (empty when the name does not exist or has no address).
+ * Every IPv4 and IPv6 address record of `hostname` (empty when the name does not exist or has no address).
  * Throws DnsLookupError when the resolver cannot tell.
  */
-export async function resolveHostAddresses(resolverUrl: string, hostname: string): Promise<string[]> {
+export async function resolveHostRecords(resolverUrl: string, hostname: string): Promise<AddressRecord[]> {
   const [ipv4, ipv6] = await Promise.all([lookup(resolverUrl, hostname, "A"), lookup(resolverUrl, hostname, "AAAA")]);
   return [...(ipv4 === "nxdomain" ? [] : ipv4), ...(ipv6 === "nxdomain" ? [] : ipv6)];
 }

@@ -11,9 +11,9 @@ import type { JobRecordState } from "../jobs/job-types";
 import { logDeliveryAttempt, logDeliveryCreated } from "./delivery-log";
 import { ensureWebhookEndpoint, getWebhookEndpoint } from "./endpoints";
 import { retryDelayMs } from "./retry-policy";
-import { type AttemptOutcome, sendWebhook } from "./send";
+import { type AttemptOutcome, sendWebhook, UNDELIVERABLE } from "./send";
 import { webhookSettings } from "./settings";
-import { checkWebhookUrl } from "./url-policy";
+import { checkWebhookUrlForDelivery } from "./url-policy";
 
 /** How long to wait before retrying a step that failed on our side (D1 unavailable), without counting an attempt. */
 const INTERNAL_RETRY_MS = 30_000;
@@ -74,7 +74,7 @@ export async function advanceDelivery(
   let url: string | null;
   try {
     // A batch's own URL wins; otherwise the account's endpoint as it is now, when the job ended.
-    url = job.webhookUrl ?? (await getWebhookEndpoint(env.DB, job.accountId))?.url ?? null;
+    url = job.webhookUrl ?? (await getWebhookEndpoint(env, job.accountId))?.url ?? null;
   } catch (error) {
     console.error(`job ${job.jobId}: webhook destination look-up failed`, error);
     return { ...state, nextAt: now + INTERNAL_RETRY_MS };
@@ -101,28 +101,32 @@ async function attempt(
   retentionEndsAt: number,
 ): Promise<WebhookDeliveryState> {
   const settings = webhookSettings(env);
+  // The log shows when the attempt started, never when it ended: how long a failure took tells a closed port from a
+  // filtered one.
+  const attemptedAt = Date.now();
   // Checked again before every attempt: where a name resolves can change after the URL was accepted.
-  let verdict: Awaited<ReturnType<typeof checkWebhookUrl>>;
+  let verdict: Awaited<ReturnType<typeof checkWebhookUrlForDelivery>>;
   try {
-    verdict = await checkWebhookUrl(state.url, settings);
+    verdict = await checkWebhookUrlForDelivery(state.url, settings);
   } catch (error) {
     console.error(`job ${job.jobId}: webhook URL check failed`, error);
     return { ...state, nextAt: Date.now() + INTERNAL_RETRY_MS };
   }
   let outcome: AttemptOutcome;
   if (!verdict.ok) {
-    outcome = { ok: false, statusCode: null, error: `Not sent: the URL ${verdict.reason}` };
+    // The reason is for the operator's logs only; the key holder's log gets the neutral outcome (see UNDELIVERABLE).
+    console.warn(`job ${job.jobId}: webhook not sent, the URL ${verdict.reason}`);
+    outcome = { ok: false, statusCode: null, error: UNDELIVERABLE };
   } else {
     let secret: string;
     try {
-      secret = (await ensureWebhookEndpoint(env.DB, job.accountId)).secret;
+      secret = (await ensureWebhookEndpoint(env, job.accountId)).secret;
     } catch (error) {
       console.error(`job ${job.jobId}: webhook secret look-up failed`, error);
       return { ...state, nextAt: Date.now() + INTERNAL_RETRY_MS };
     }
     outcome = await sendWebhook({ url: verdict.url, webhookId: state.webhookId, body: jobEventOf(job).body, secret });
   }
-  const attemptedAt = Date.now();
   const attempts = state.attempts + 1;
   const delay = outcome.ok ? null : retryDelayMs(attempts, settings.retryBaseSeconds);
   const retryAt = delay === null ? null : attemptedAt + delay;

@@ -17,7 +17,18 @@ export interface WebhookMessage {
   secret: string;
 }
 
-/** `ok` only for a 2xx answer. `error` is for the delivery log: the receiver's status or what went wrong, never its body. */
+/**
+ * What the delivery log says of an attempt that got no HTTP answer: a refused connection, a time-out, a TLS failure,
+ * or a URL refused by the check before sending. One word for all, because the log is read by the key holder, who also
+ * chooses the URL: telling "connection refused" from "no answer" (or a fast failure from a slow one) would turn
+ * webhooks into a port scanner of whatever the URL leads to.
+ */
+export const UNDELIVERABLE = "undeliverable";
+
+/**
+ * `ok` only for a 2xx answer. `error` is for the delivery log: the receiver's HTTP status when it answered, else
+ * UNDELIVERABLE; never its body.
+ */
 export interface AttemptOutcome {
   ok: boolean;
   statusCode: number | null;
@@ -44,9 +55,8 @@ export async function sendWebhook(message: WebhookMessage, at = new Date()): Pro
       redirect: "manual",
       signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
     });
-  } catch (error) {
-    const timedOut = error instanceof DOMException && (error.name === "TimeoutError" || error.name === "AbortError");
-    return { ok: false, statusCode: null, error: timedOut ? `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : "Could not connect" };
+  } catch {
+    return { ok: false, statusCode: null, error: UNDELIVERABLE };
   }
   // The receiver's body is never read into the log; cancel it so the connection is released.
   await response.body?.cancel();

@@ -1,26 +1,57 @@
 /**
- * What a webhook URL may be: an absolute https URL without credentials whose host is, or resolves only to, public
- * addresses. A URL that resolves to a private, loopback or link-local address (the usual server-side request forgery
- * targets) is refused, when it is set and again before every delivery, since DNS answers change. In local development
- * (`WEBHOOK_ALLOW_LOOPBACK=true`) loopback destinations are accepted, over plain http too: a receiver on this machine.
+ * What a webhook URL may be: an absolute https URL without credentials, on port 443 or 8443, whose host is, or
+ * resolves only to, public addresses (./ip-address.ts). It is checked when it is set and again before every delivery,
+ * since DNS answers change.
+ *
+ * DNS rebinding: the check resolves the name through DNS-over-HTTPS, then `fetch` resolves it again on its own, and a
+ * Worker's `fetch` cannot be pinned to the checked address while keeping TLS to the name. So before a delivery the name
+ * is resolved twice, right before the request, and refused unless both answers hold the same addresses, all public; a
+ * zero TTL (an answer meant never to be cached, the rebinding attacker's tool) is refused at once. What remains: an
+ * authoritative server that answers the resolver and the runtime differently. On Cloudflare's network a Worker's
+ * `fetch` cannot reach private networks anyway; a self-hosted workerd must deny them in its outbound network
+ * (`network = (allow = ["public"], deny = ["private", "local"])`), which closes the gap fully.
+ *
+ * In local development (`WEBHOOK_ALLOW_LOOPBACK=true`) loopback destinations are accepted, over plain http and on any
+ * port too: a receiver on this machine.
  */
-import { classifyAddress, type AddressKind } from "./ip-address";
-import { DnsLookupError, resolveHostAddresses } from "./dns";
-import type { WebhookSettingsValues } from "./settings";
+import { type AddressRecord, DnsLookupError, resolveHostRecords } from "./dns";
+import { type AddressKind, classifyAddress, parseIpv4, parseIpv6 } from "./ip-address";
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+/** What the policy needs of the webhook settings (./settings.ts), and no more, so it can be checked outside workerd. */
+export interface UrlPolicySettings {
+  /** Local development: loopback destinations, over http and on any port, are accepted. */
+  allowLoopback: boolean;
+  dnsResolverUrl: string;
+}
+
+/**
+ * The ports a webhook may be sent to: https's own and its usual alternative. Any other port is where internal or
+ * non-web services listen, and allowing it would turn deliveries into a port scanner.
+ */
+export const ALLOWED_WEBHOOK_PORTS: readonly number[] = [443, 8443];
 
 /** A URL's verdict; `reason` completes "<field>: …". `temporary`: the check could not be made now (DNS unreachable). */
 export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string; temporary: boolean };
 
-const refused = (reason: string, temporary = false): UrlVerdict => ({ ok: false, reason, temporary });
+type Refusal = Extract<UrlVerdict, { ok: false }>;
+
+const refused = (reason: string, temporary = false): Refusal => ({ ok: false, reason, temporary });
+
+const PORT_REASON = `must use port ${ALLOWED_WEBHOOK_PORTS.join(" or ")} (the https default is 443)`;
 
 function isLocalhostName(hostname: string): boolean {
   return hostname === "localhost" || hostname.endsWith(".localhost");
 }
 
-/** The checks that need no network: shape, scheme, credentials, length. Returns the normalised URL. */
-export function checkWebhookUrlSyntax(raw: string, settings: Pick<WebhookSettingsValues, "allowLoopback">): UrlVerdict {
+function portOf(url: URL): number {
+  if (url.port !== "") return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
+}
+
+/** The checks that need no network: shape, scheme, credentials, length, port. Returns the normalised URL. */
+export function checkWebhookUrlSyntax(raw: string, settings: Pick<UrlPolicySettings, "allowLoopback">): UrlVerdict {
   if (raw.length > MAX_WEBHOOK_URL_LENGTH) return refused(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -34,6 +65,8 @@ export function checkWebhookUrlSyntax(raw: string, settings: Pick<WebhookSetting
   }
   if (url.username !== "" || url.password !== "") return refused("must not contain a user name or password");
   if (url.hostname === "") return refused("must be an absolute https URL");
+  // With the loopback allowance the port is judged once the destination is known (./checkWebhookUrl).
+  if (!settings.allowLoopback && !ALLOWED_WEBHOOK_PORTS.includes(portOf(url))) return refused(PORT_REASON);
   url.hash = "";
   return { ok: true, url: url.href };
 }
@@ -42,39 +75,82 @@ function describeKind(kind: Exclude<AddressKind, "public">): string {
   return kind === "reserved" ? "a reserved (non-public)" : kind === "link-local" ? "a link-local" : `a ${kind}`;
 }
 
-/**
- * The full check: the syntax, then the addresses the host is or resolves to. Every address must be public (or, in
- * local development, loopback); an http URL must lead to loopback only.
- */
-export async function checkWebhookUrl(raw: string, settings: WebhookSettingsValues): Promise<UrlVerdict> {
-  const syntax = checkWebhookUrlSyntax(raw, settings);
-  if (!syntax.ok) return syntax;
-  const url = new URL(syntax.url);
-  const literal = classifyAddress(url.hostname);
-  let kinds: AddressKind[];
-  let resolved = false;
-  if (literal !== null) {
-    kinds = [literal];
-  } else if (isLocalhostName(url.hostname)) {
-    kinds = ["loopback"];
-  } else {
-    let addresses: string[];
-    try {
-      addresses = await resolveHostAddresses(settings.dnsResolverUrl, url.hostname);
-    } catch (error) {
-      if (error instanceof DnsLookupError) return refused("its host name could not be resolved right now. Retry shortly.", true);
-      throw error;
-    }
-    if (addresses.length === 0) return refused("its host name does not resolve to any address");
-    // An answer that is not an address is treated as the worst case rather than skipped.
-    kinds = addresses.map((address) => classifyAddress(address) ?? "reserved");
-    resolved = true;
+/** Where a URL's host leads: the kinds of its addresses and, for a name, the addresses it resolved to. */
+interface Destination {
+  ok: true;
+  kinds: AddressKind[];
+  /** null for an IP literal or a localhost name: nothing was resolved. */
+  resolved: string[] | null;
+}
+
+async function destinationOf(hostname: string, settings: UrlPolicySettings): Promise<Destination | Refusal> {
+  const literal = classifyAddress(hostname);
+  if (literal !== null) return { ok: true, kinds: [literal], resolved: null };
+  if (isLocalhostName(hostname)) return { ok: true, kinds: ["loopback"], resolved: null };
+  let records: AddressRecord[];
+  try {
+    records = await resolveHostRecords(settings.dnsResolverUrl, hostname);
+  } catch (error) {
+    if (error instanceof DnsLookupError) return refused("its host name could not be resolved right now. Retry shortly.", true);
+    throw error;
   }
-  const verb = resolved ? "resolve to" : "point to";
-  for (const kind of kinds) {
+  if (records.length === 0) return refused("its host name does not resolve to any address");
+  if (records.some((record) => record.ttl <= 0)) {
+    return refused("its host name's DNS answers must have a TTL of at least 1 second (answers that are never cached cannot be checked)");
+  }
+  const addresses = records.map((record) => record.address);
+  // An answer that is not an address is treated as the worst case rather than skipped.
+  return { ok: true, kinds: addresses.map((address) => classifyAddress(address) ?? "reserved"), resolved: addresses };
+}
+
+/** Every address must be public (or, in local development, loopback); http and other ports only for that allowance. */
+function judge(url: URL, destination: Destination, settings: UrlPolicySettings): UrlVerdict {
+  const verb = destination.resolved === null ? "point to" : "resolve to";
+  for (const kind of destination.kinds) {
     if (kind === "public" && url.protocol === "http:") return refused("must use https (http is accepted only for loopback addresses here)");
     if (kind === "public" || (kind === "loopback" && settings.allowLoopback)) continue;
     return refused(`must not ${verb} a private, loopback or link-local address (it leads to ${describeKind(kind)} address)`);
   }
-  return syntax;
+  const loopbackAllowance = settings.allowLoopback && destination.kinds.every((kind) => kind === "loopback");
+  if (!loopbackAllowance && !ALLOWED_WEBHOOK_PORTS.includes(portOf(url))) return refused(PORT_REASON);
+  return { ok: true, url: url.href };
+}
+
+/** The full check when a URL is set: the syntax, then the addresses the host is or resolves to. */
+export async function checkWebhookUrl(raw: string, settings: UrlPolicySettings): Promise<UrlVerdict> {
+  const syntax = checkWebhookUrlSyntax(raw, settings);
+  if (!syntax.ok) return syntax;
+  const url = new URL(syntax.url);
+  const destination = await destinationOf(url.hostname, settings);
+  return destination.ok ? judge(url, destination, settings) : destination;
+}
+
+/** An address in one spelling, so two answers can be compared. */
+function canonicalAddress(address: string): string {
+  return (parseIpv4(address) ?? parseIpv6(address))?.join(".") ?? address;
+}
+
+function sameAddresses(first: readonly string[], second: readonly string[]): boolean {
+  const setOf = (addresses: readonly string[]) => [...new Set(addresses.map(canonicalAddress))].sort().join(" ");
+  return setOf(first) === setOf(second);
+}
+
+/**
+ * The check right before a delivery: the full check, then a second resolution of the name, which must give the same
+ * addresses (see the module's comment on DNS rebinding).
+ */
+export async function checkWebhookUrlForDelivery(raw: string, settings: UrlPolicySettings): Promise<UrlVerdict> {
+  const syntax = checkWebhookUrlSyntax(raw, settings);
+  if (!syntax.ok) return syntax;
+  const url = new URL(syntax.url);
+  const first = await destinationOf(url.hostname, settings);
+  if (!first.ok) return first;
+  const verdict = judge(url, first, settings);
+  if (!verdict.ok || first.resolved === null) return verdict;
+  const second = await destinationOf(url.hostname, settings);
+  if (!second.ok) return second;
+  if (second.resolved === null || !sameAddresses(first.resolved, second.resolved)) {
+    return refused("its host name resolved to different addresses in two consecutive look-ups");
+  }
+  return judge(url, second, settings);
 }

@@ -57,7 +57,7 @@ async function waitUntilUp(url: string, child: ChildProcess, output: () => strin
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stateDir = mkdtempSync(join(tmpdir(), "dashboard-e2e-"));
-  const adminToken = `adm_${randomBytes(18).toString("base64url")}`;
+  const adminToken = `adm_${randomBytes(24).toString("base64url")}`;
   const sessionSecret = randomBytes(32).toString("base64url");
 
   const migrate = spawnSync(process.execPath, [wranglerBin, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {

@@ -35,6 +35,7 @@ export interface CreatedKey {
   api_key: string;
   name: string;
   display_prefix: string;
+  scope: "scrape" | "manage";
   created_at: string;
 }
 
@@ -42,8 +43,9 @@ export function newAccount(body: Record<string, unknown> = {}): Promise<CreatedA
   return adminJson<CreatedAccount>("/admin/accounts", { method: "POST", body: { name: "Acme Research", ...body } }, 201);
 }
 
-export function newKey(accountId: string, name = "Production"): Promise<CreatedKey> {
-  return adminJson<CreatedKey>(`/admin/accounts/${accountId}/keys`, { method: "POST", body: { name } }, 201);
+/** A key made through the operator API; without `scope` the request leaves it out (the default, `scrape`). */
+export function newKey(accountId: string, name = "Production", scope?: "scrape" | "manage"): Promise<CreatedKey> {
+  return adminJson<CreatedKey>(`/admin/accounts/${accountId}/keys`, { method: "POST", body: { name, scope } }, 201);
 }
 
 /**

@@ -14,7 +14,7 @@ interface AccountStatus {
   requests_last_30_days: number;
   usage_by_scraper: Array<{ scraper: string; requests: number; credits: number }>;
   period_start: string;
-  key: { key_id: string; name: string };
+  key: { key_id: string; name: string; scope: string };
 }
 
 async function status(apiKey: string): Promise<{ response: Response; body: AccountStatus }> {
@@ -36,7 +36,7 @@ describe("GET /account", () => {
       requests_last_30_days: 0,
       usage_by_scraper: [],
       period_start: body.period_start,
-      key: { key_id: key.key_id, name: "Laptop" },
+      key: { key_id: key.key_id, name: "Laptop", scope: "scrape" },
     });
     expect(response.headers.get("X-Credits-Remaining")).toBe("1500");
     expect(response.headers.get("Cache-Control")).toBe("no-store");

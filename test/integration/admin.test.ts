@@ -58,12 +58,22 @@ describe("admin token", () => {
 
   it.each(routes)("$method $path: missing, wrong, or non-bearer token → 401 and nothing changes", async (route) => {
     const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM accounts").first<{ n: number }>();
+    // Failed attempts are throttled per client address (admin-token.test.ts): each route's attempts come from their own.
+    const [high = 0, low = 0] = crypto.getRandomValues(new Uint8Array(2));
+    const client = { "CF-Connecting-IP": `198.19.${high}.${low}` };
     for (const token of [null, "wrong-token", `${env.ADMIN_TOKEN}x`, "", env.ADMIN_TOKEN.slice(0, -1)]) {
-      const response = await adminApi(route.path, { method: route.method, body: route.body, token });
+      const headers = new Headers(client);
+      if (token !== null) headers.set("Authorization", `Bearer ${token}`);
+      if (route.body !== undefined) headers.set("Content-Type", "application/json");
+      const body = route.body === undefined ? undefined : JSON.stringify(route.body);
+      const response = await api(route.path, { method: route.method, headers, body });
       expect(response.status).toBe(401);
       expect(await detail(response)).toBe(ADMIN_UNAUTHORIZED_DETAIL);
     }
-    const basic = await api(route.path, { method: route.method, headers: { Authorization: `Basic ${btoa(`admin:${env.ADMIN_TOKEN}`)}` } });
+    const basic = await api(route.path, {
+      method: route.method,
+      headers: { ...client, Authorization: `Basic ${btoa(`admin:${env.ADMIN_TOKEN}`)}` },
+    });
     expect(basic.status).toBe(401);
     const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM accounts").first<{ n: number }>();
     expect(after?.n).toBe(before?.n);
@@ -165,6 +175,7 @@ describe("keys", () => {
         key_id: key.key_id,
         name: "CI pipeline",
         display_prefix: key.display_prefix,
+        scope: "scrape",
         created_at: key.created_at,
         last_used_at: expect.any(String),
         revoked: false,

@@ -92,7 +92,7 @@ describe("POST /batches", () => {
         scraper: "grok",
         items: [
           { prompt, country: "us", timeout: 60, bypass_cache: false, mode: "MODEL_MODE_AUTO" },
-          { prompt, country: "US", timeout: "45.5", bypass_cache: "no" },
+          { prompt, country: "US", timeout: "45", bypass_cache: "no" },
         ],
       },
       { apiKey: account.apiKey },
@@ -122,7 +122,7 @@ describe("POST /batches", () => {
       ],
       [
         { scraper: "grok", items: [good, good, good, { prompt: "x", timeout: 5 }] },
-        "items[3].timeout: must be a number of seconds from 10 to 600",
+        "items[3].timeout: must be a number of seconds from 10 to 600, written in digits only (such as 300)",
       ],
       [
         { scraper: "grok", items: [{ prompt: "x", web_search: "true" }] },
@@ -175,13 +175,13 @@ describe("POST /batches", () => {
     expect(await jobRowCount(account.accountId)).toBe(0);
   });
 
-  it("the key is checked after the body: 401 without one, the api_key query parameter works", async () => {
+  it("the key is checked before the body (issue 30): 401 without one, even for an invalid body; the api_key query parameter works", async () => {
     const account = await createTestAccount(100);
     const missing = await postBatch({ scraper: "grok", items: [{ prompt: "hi" }] });
     expect(missing.status).toBe(401);
     expect(await detailOf(missing)).toMatch(/X-API-Key/);
-    const invalidFirst = await postBatch({ scraper: "grok", items: [] });
-    expect(invalidFirst.status).toBe(400);
+    const invalidBody = await postBatch({ scraper: "grok", items: [] });
+    expect(invalidBody.status).toBe(401);
     const prompt = `Query key ${crypto.randomUUID()}`;
     await seedAnswer(account.accountId, prompt);
     const viaQuery = await api(`/batches?api_key=${encodeURIComponent(account.apiKey)}`, {

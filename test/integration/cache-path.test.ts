@@ -36,7 +36,11 @@ describe("the memo of active keys", () => {
   it("a key revoked elsewhere is refused once the memo's time is up, and is looked up again from then on", async () => {
     const account = await createTestAccount(30);
     const start = Date.now();
-    expect(await authenticateApiKey(env.DB, account.apiKey, start)).toEqual({ keyId: account.keyId, accountId: account.accountId });
+    expect(await authenticateApiKey(env.DB, account.apiKey, start)).toEqual({
+      keyId: account.keyId,
+      accountId: account.accountId,
+      scope: "scrape",
+    });
     await revokeBehindTheMemo(account.keyId);
     // Within the bound, this isolate still trusts it (that is the documented staleness of a free request)…
     expect((await authenticateApiKey(env.DB, account.apiKey, start + KEY_MEMO_TTL_MS - 1)).keyId).toBe(account.keyId);

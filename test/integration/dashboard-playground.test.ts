@@ -15,6 +15,7 @@ import { answerHtml } from "../../src/dashboard/playground/answer-html";
 import { jobStub } from "../../src/jobs/job-record";
 import { allProviders } from "../../src/scrapers/registry";
 import { adminApi, adminJson, newAccount, newKey } from "./account-helpers";
+import { holdGrokScrape, ledgerKindsOnce } from "./held-scrape";
 import { BASE, api, balanceOf } from "./helpers";
 
 /** A minimal browser: keeps cookies and sends forms from this origin. */
@@ -25,18 +26,23 @@ class Visitor {
     return this.send(path, { method: "GET", headers: {} });
   }
 
-  post(path: string, fields: Record<string, string>): Promise<Response> {
+  /** `signal` closes the tab: the request is aborted while the server works on it. */
+  post(path: string, fields: Record<string, string>, signal?: AbortSignal): Promise<Response> {
     return this.send(path, {
       method: "POST",
       headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
       body: new URLSearchParams(fields).toString(),
+      signal,
     });
   }
 
-  private async send(path: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
+  private async send(
+    path: string,
+    init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  ): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual" });
+    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual", signal: init.signal });
     for (const line of response.headers.getSetCookie()) {
       const [pair = ""] = line.split(";");
       const index = pair.indexOf("=");
@@ -195,6 +201,28 @@ describe("the playground form", () => {
 });
 
 describe("a playground run that waits", () => {
+  it("whose visitor closes the tab mid-scrape is refunded, after the request is gone", async () => {
+    const account = await newAccount({ name: "Leaves early" });
+    const key = await newKey(account.account_id, "Tab");
+    const before = await balanceOf(account.account_id);
+    const prompt = "A run whose tab is closed before the answer";
+    const held = await holdGrokScrape(account.account_id, { prompt, timeout: 600 });
+    try {
+      const { visitor, csrf } = await signIn(account.account_id);
+      const tab = new AbortController();
+      const run = visitor.post("/dashboard/playground", grokRun(csrf, key.key_id, { prompt, timeout: "600" }), tab.signal);
+      run.catch(() => undefined);
+      // Charged, and waiting for the held scrape's answer.
+      expect(await ledgerKindsOnce(account.account_id, 1)).toEqual(["charge"]);
+      tab.abort(new Error("the tab was closed"));
+      await expect(run).rejects.toThrow();
+      expect(await ledgerKindsOnce(account.account_id, 2)).toEqual(["charge", "refund"]);
+      expect(await balanceOf(account.account_id)).toBe(before);
+    } finally {
+      held.release();
+    }
+  });
+
   it("is charged to the chosen key, redirects to its result, and a reload charges nothing more", async () => {
     const account = await newAccount({ name: "Runner" });
     await newKey(account.account_id, "First");

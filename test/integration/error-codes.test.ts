@@ -89,7 +89,7 @@ const CASES: ErrorCase[] = [
     request: async () =>
       api("/account/webhook", {
         method: "PUT",
-        apiKey: (await createTestAccount()).apiKey,
+        apiKey: (await createTestAccount(1500, "manage")).apiKey,
         body: JSON.stringify({ url: "https://hooks.example.com/x" }),
       }),
     status: 415,

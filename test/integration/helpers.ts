@@ -1,6 +1,6 @@
 /** Shared helpers of the Workers-runtime tests: accounts made straight in D1, requests through the real Worker. */
 import { env, exports } from "cloudflare:workers";
-import { generateApiKey } from "../../src/auth/api-keys";
+import { type ApiKeyScope, generateApiKey } from "../../src/auth/api-keys";
 
 export const BASE = "http://api.test";
 
@@ -10,7 +10,8 @@ export interface TestAccount {
   apiKey: string;
 }
 
-export async function createTestAccount(credits = 1500): Promise<TestAccount> {
+/** An account with one key; `scope` as the column's default (`scrape`) unless given (`manage` for the webhook routes). */
+export async function createTestAccount(credits = 1500, scope: ApiKeyScope = "scrape"): Promise<TestAccount> {
   const accountId = `acct_${crypto.randomUUID()}`;
   const key = await generateApiKey();
   const now = new Date().toISOString();
@@ -21,14 +22,9 @@ export async function createTestAccount(credits = 1500): Promise<TestAccount> {
       credits,
       now,
     ),
-    env.DB.prepare("INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?, ?, ?)").bind(
-      key.keyId,
-      accountId,
-      "test key",
-      key.keyHash,
-      key.displayPrefix,
-      now,
-    ),
+    env.DB.prepare(
+      "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, created_at, scope) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).bind(key.keyId, accountId, "test key", key.keyHash, key.displayPrefix, now, scope),
   ]);
   return { accountId, keyId: key.keyId, apiKey: key.apiKey };
 }

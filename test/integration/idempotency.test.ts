@@ -7,6 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { IDEMPOTENCY_KEY_DETAIL, IDEMPOTENCY_MISMATCH_DETAIL, requestFingerprint } from "../../src/jobs/idempotency";
+import { chargeCredits, refundCredits } from "../../src/credits/ledger";
+import { openBatch } from "../../src/jobs/batch-store";
 import { adminJson } from "./account-helpers";
 import { postBatch, seedAnswer, waitForTerminal } from "./async-helpers";
 import { api, balanceOf, createTestAccount, ledgerOf, query, type TestAccount } from "./helpers";
@@ -172,6 +174,89 @@ describe("POST /scrapers/{scraper}/jobs with an Idempotency-Key", () => {
     expect((await waitForTerminal(claimedJobId)).status).toBe("done");
     expect(await balanceOf(account.accountId)).toBe(97);
     expect(await jobIdOf(await submit(account, { prompt }, key))).toBe(claimedJobId);
+  });
+});
+
+/** The claim a request leaves when it died (or could not release its key): in flight, its lock run out. */
+async function deadClaim(account: TestAccount, key: string, kind: "job" | "batch", fingerprint: string, resourceId: string): Promise<void> {
+  await env.DB.prepare(
+    `INSERT INTO idempotency_keys (account_id, idempotency_key, kind, fingerprint, resource_id, state, claim_token, locked_until, expires_at)
+     VALUES (?, ?, ?, ?, ?, 'in_flight', 'dead-request', ?, ?)`,
+  )
+    .bind(account.accountId, key, kind, fingerprint, resourceId, Date.now() - 1, Date.now() + 3_600_000)
+    .run();
+}
+
+/** What a first use that failed leaves in the ledger: its charge for `operationId`, and the refund of it. */
+async function chargedAndRefunded(account: TestAccount, operationId: string): Promise<void> {
+  await chargeCredits(env.DB, { accountId: account.accountId, operationId, scraper: "grok", keyId: account.keyId });
+  expect(await refundCredits(env.DB, account.accountId, operationId, "job record could not be created")).toBe(true);
+}
+
+describe("a key taken over after its first use was refunded", () => {
+  it("a job: the retry is a new, charged job (the refunded one never runs for free)", async () => {
+    const account = await createTestAccount(100);
+    const prompt = `Refunded, then retried ${crypto.randomUUID()}`;
+    await seedAnswer(account.accountId, prompt);
+    const key = crypto.randomUUID();
+    const refundedJobId = crypto.randomUUID();
+    const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
+    // The first use was charged, its job record could not be created, it was refunded, and it died before releasing the key.
+    await chargedAndRefunded(account, refundedJobId);
+    await deadClaim(account, key, "job", await requestFingerprint("job", { scraper: "grok", params }), refundedJobId);
+    expect(await balanceOf(account.accountId)).toBe(100);
+
+    const retried = await jobIdOf(await submit(account, { prompt }, key));
+    expect(retried).not.toBe(refundedJobId);
+    expect(await balanceOf(account.accountId)).toBe(97);
+    expect(await ledgerOf(account.accountId)).toEqual([
+      { kind: "charge", delta: -3, operation_id: refundedJobId },
+      { kind: "refund", delta: 3, operation_id: refundedJobId },
+      { kind: "charge", delta: -3, operation_id: retried },
+    ]);
+    expect((await waitForTerminal(retried)).status).toBe("done");
+    expect(await indexedJobs(account.accountId)).toEqual([retried]);
+    // From now on the key answers the job that was paid for.
+    const replay = await submit(account, { prompt }, key);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await jobIdOf(replay)).toBe(retried);
+    expect(await balanceOf(account.accountId)).toBe(97);
+  });
+
+  it("a batch: the retry is a new, charged batch", async () => {
+    const account = await createTestAccount(100);
+    const prompt = `Refunded batch ${crypto.randomUUID()}`;
+    await seedAnswer(account.accountId, prompt);
+    const key = crypto.randomUUID();
+    const refundedBatchId = crypto.randomUUID();
+    const refundedJobId = crypto.randomUUID();
+    // Its row and charge were written, its jobs' index rows could not be: refunded, then it died before releasing the key.
+    await openBatch(env.DB, {
+      batchId: refundedBatchId,
+      accountId: account.accountId,
+      keyId: account.keyId,
+      scraper: "grok",
+      webhookUrl: null,
+      jobIds: [refundedJobId],
+      createdAt: new Date().toISOString(),
+    });
+    await chargedAndRefunded(account, refundedJobId);
+    const items = [{ prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" }];
+    await deadClaim(
+      account,
+      key,
+      "batch",
+      await requestFingerprint("batch", { scraper: "grok", items, webhook_url: null }),
+      refundedBatchId,
+    );
+
+    const response = await postBatch({ scraper: "grok", items: [{ prompt }] }, { apiKey: account.apiKey, idempotencyKey: key });
+    expect(response.status).toBe(202);
+    const { batch_id: batchId, job_ids: jobIds } = (await response.json()) as { batch_id: string; job_ids: string[] };
+    expect(batchId).not.toBe(refundedBatchId);
+    expect(jobIds).not.toContain(refundedJobId);
+    expect(await balanceOf(account.accountId)).toBe(97);
+    expect((await waitForTerminal(jobIds[0] ?? "")).status).toBe("done");
   });
 });
 

@@ -11,12 +11,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MISSING_KEY_DETAIL } from "../../src/auth/api-keys";
 import { tooManyRequestsInFlightDetail } from "../../src/limits/request-slot";
+import { ACCOUNT_RATE_LIMIT_DETAIL, RATE_LIMIT_DETAIL } from "../../src/http/api-key-auth";
 import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
+import { jobStub } from "../../src/jobs/job-record";
 import { accountLimits } from "../../src/limits/account-limits";
 import { giveBackAccountSlot, takeAccountSlot } from "../../src/limits/account-slots";
 import { GROK_MODES } from "../../src/scrapers/grok/declaration";
 import { acceptedParameterNames, allProviders, SCRAPER_IDS } from "../../src/scrapers/registry";
-import { seedCachedGrokAnswer } from "./account-helpers";
+import { listDurableObjectIds } from "cloudflare:test";
+import { adminJson, newKey, seedCachedGrokAnswer } from "./account-helpers";
+import { holdGrokScrape, ledgerKindsOnce } from "./held-scrape";
 import { api, BASE, balanceOf, createTestAccount, ledgerOf } from "./helpers";
 
 const openClients: Client[] = [];
@@ -72,7 +76,7 @@ describe("MCP tools", () => {
     const grok = inputOf(tools, "scrape_grok");
     expect(grok.properties.mode).toMatchObject({ type: "string", enum: [...GROK_MODES], default: "MODEL_MODE_AUTO" });
     expect(grok.properties.bypass_cache).toMatchObject({ type: "boolean", default: false });
-    expect(grok.properties.timeout).toMatchObject({ type: "number", minimum: 10, maximum: 600, default: 300 });
+    expect(grok.properties.timeout).toMatchObject({ type: "integer", minimum: 10, maximum: 600, default: 300 });
     expect(inputOf(tools, "scrape_chatgpt").properties.markdown_json).toMatchObject({ type: "boolean", default: false });
     expect(inputOf(tools, "get_job").required).toEqual(["job_id"]);
   });
@@ -233,6 +237,135 @@ describe("MCP endpoint", () => {
       expect(response.status, method).toBe(405);
       expect(response.headers.get("Allow")).toBe("POST");
       expect(await response.json()).toEqual({ detail: "Method not allowed here. Use POST.", code: "method_not_allowed" });
+    }
+  });
+});
+
+/** Headers of a client that negotiated MCP 2025-03-26, the protocol version whose transport carries JSON-RPC arrays. */
+const RAW_MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-03-26",
+};
+
+function rawMcpPost(apiKey: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+  return api("/mcp", { method: "POST", apiKey, headers: RAW_MCP_HEADERS, body: JSON.stringify(body), signal });
+}
+
+const RpcResponse = z.object({
+  id: z.union([z.number(), z.string()]),
+  result: CallToolResultSchema.optional(),
+  error: z.object({ code: z.number(), message: z.string() }).optional(),
+});
+
+/** The JSON-RPC responses of a POST's event stream, in id order. */
+async function rpcResponses(response: Response): Promise<Array<z.infer<typeof RpcResponse>>> {
+  expect(response.status).toBe(200);
+  const events = (await response.text()).split("\n").filter((line) => line.startsWith("data: "));
+  const parsed = events.map((line) => RpcResponse.parse(JSON.parse(line.slice("data: ".length))));
+  return parsed.sort((left, right) => Number(left.id) - Number(right.id));
+}
+
+function getJobCalls(count: number): Array<Record<string, unknown>> {
+  return Array.from({ length: count }, (_, index) => ({
+    jsonrpc: "2.0",
+    id: index + 1,
+    method: "tools/call",
+    params: { name: "get_job", arguments: { job_id: crypto.randomUUID() } },
+  }));
+}
+
+function setRequestLimits(accountId: string, body: Record<string, number>): Promise<unknown> {
+  return adminJson(`/admin/accounts/${accountId}/limits`, { method: "PATCH", body });
+}
+
+describe("MCP is as tight as HTTP", () => {
+  it("a JSON-RPC array of tool calls counts one request per call against the key's limit: past it, each call is the 429", async () => {
+    const account = await createTestAccount();
+    await setRequestLimits(account.accountId, { key_requests_per_minute: 5 });
+    const replies = await rpcResponses(await rawMcpPost(account.apiKey, getJobCalls(12)));
+    expect(replies).toHaveLength(12);
+    const results = replies.map((reply) => reply.result);
+    // 5 a minute: the POST's own admission covers the first call, four more fit, the other seven are refused.
+    expect(results.slice(0, 5).map((result) => result?.content)).toEqual(Array(5).fill([{ type: "text", text: JOB_NOT_FOUND_DETAIL }]));
+    for (const refused of results.slice(5)) {
+      expect(refused?.isError).toBe(true);
+      expect(refused?._meta).toMatchObject({ status: 429, code: "rate_limited" });
+      expect(refused?.content[0]).toMatchObject({ type: "text", text: expect.stringContaining(RATE_LIMIT_DETAIL) });
+    }
+    // The key's minute is spent: the next HTTP request is refused too.
+    expect((await api("/account", { apiKey: account.apiKey })).status).toBe(429);
+  });
+
+  it("and against the account's limit, all its keys together", async () => {
+    const account = await createTestAccount();
+    const second = await newKey(account.accountId, "second");
+    await setRequestLimits(account.accountId, { account_requests_per_minute: 4 });
+    const first = (await rpcResponses(await rawMcpPost(account.apiKey, getJobCalls(3)))).map((reply) => reply.result);
+    expect(first.map((result) => result?.isError === true && result._meta?.code === "rate_limited")).toEqual([false, false, false]);
+    const other = (await rpcResponses(await rawMcpPost(second.api_key, getJobCalls(3)))).map((reply) => reply.result);
+    // One request of the account's four is left: the POST takes it, its other two calls are refused.
+    expect(other.map((result) => (result?._meta?.code === "rate_limited" ? "refused" : "served"))).toEqual([
+      "served",
+      "refused",
+      "refused",
+    ]);
+    expect(other[1]?.content[0]).toMatchObject({ text: expect.stringContaining(ACCOUNT_RATE_LIMIT_DETAIL) });
+  });
+
+  it("get_job answers only the caller's own jobs: another account's is not found, with the HTTP route's detail", async () => {
+    const owner = await createTestAccount(1500);
+    const stranger = await createTestAccount(1500);
+    const prompt = "A job only its account may read over MCP";
+    await seedCachedGrokAnswer(prompt, owner.accountId);
+    const ownerClient = await connect(owner.apiKey);
+    const submitted = await call(ownerClient, "scrape_grok", { prompt, as_job: true });
+    const jobId = String(submitted.structuredContent?.job_id);
+    expect(await jobStub(env, jobId).view()).not.toBeNull();
+    expect((await call(ownerClient, "get_job", { job_id: jobId })).structuredContent).toMatchObject({ job_id: jobId });
+
+    const strangerClient = await connect(stranger.apiKey);
+    const foreign = await call(strangerClient, "get_job", { job_id: jobId });
+    expect(foreign.isError).toBe(true);
+    expect(textOf(foreign)).toBe(JOB_NOT_FOUND_DETAIL);
+    expect(foreign._meta).toMatchObject({ status: 404 });
+  });
+
+  it("get_job asks the jobs index first, as GET /jobs/{id} does: an id that was never submitted wakes no Durable Object", async () => {
+    const account = await createTestAccount(1500);
+    const prompt = "A job whose object exists";
+    await seedCachedGrokAnswer(prompt, account.accountId);
+    const client = await connect(account.apiKey);
+    const jobId = String((await call(client, "scrape_grok", { prompt, as_job: true })).structuredContent?.job_id);
+    const madeUp = crypto.randomUUID();
+    const unknown = await call(client, "get_job", { job_id: madeUp });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toBe(JOB_NOT_FOUND_DETAIL);
+    const objects = await listDurableObjectIds(env.JOB);
+    expect(objects.some((id) => id.equals(env.JOB.idFromName(jobId)))).toBe(true);
+    expect(objects.some((id) => id.equals(env.JOB.idFromName(madeUp)))).toBe(false);
+  });
+
+  it("a sync scrape tool call whose client leaves mid-scrape is refunded, after the client is gone", async () => {
+    const account = await createTestAccount(1500);
+    const prompt = "A client that leaves in the middle of an MCP scrape";
+    const held = await holdGrokScrape(account.accountId, { prompt, timeout: 600 });
+    try {
+      const client = new AbortController();
+      const response = await rawMcpPost(
+        account.apiKey,
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "scrape_grok", arguments: { prompt, timeout: 600 } } },
+        client.signal,
+      );
+      expect(response.status).toBe(200);
+      // Charged, and waiting for the held scrape's answer.
+      expect(await ledgerKindsOnce(account.accountId, 1)).toEqual(["charge"]);
+      client.abort(new Error("the assistant closed the connection"));
+      await response.body?.cancel().catch(() => undefined);
+      expect(await ledgerKindsOnce(account.accountId, 2)).toEqual(["charge", "refund"]);
+      expect(await balanceOf(account.accountId)).toBe(1500);
+    } finally {
+      held.release();
     }
   });
 });

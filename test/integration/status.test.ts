@@ -34,11 +34,30 @@ const DAY = 24 * HOUR;
 /** Far from the wall clock, so rows recorded at real time by other tests never fall in these windows. */
 const T = Date.UTC(2100, 0, 1, 12, 0, 0);
 
-type Recorded = Omit<ScrapeOutcome, "latencyMs" | "country"> & { latencyMs?: number; country?: string; at: number };
+type Recorded = { provider: string; ok: boolean; error?: unknown; latencyMs?: number; country?: string; at: number } & (
+  | { source: "canary"; roundAt: number }
+  | { source: "traffic"; accountTag?: string }
+);
 
-async function record(outcome: Recorded): Promise<void> {
-  const { at, ...rest } = outcome;
-  await recordScrapeOutcome(env.DB, { country: "US", latencyMs: 1000, ...rest }, at);
+/** Traffic rows without a tag each come from an account of their own. */
+const ownAccountTag = (() => {
+  let accounts = 0;
+  return () => {
+    accounts += 1;
+    return `account-${accounts}`;
+  };
+})();
+
+/** Records an outcome at `at`. */
+async function record({ at, ...outcome }: Recorded): Promise<void> {
+  const defaults = { country: "US", latencyMs: 1000 };
+  await recordScrapeOutcome(
+    env.DB,
+    outcome.source === "canary"
+      ? { ...defaults, ...outcome }
+      : { ...defaults, ...outcome, accountTag: outcome.accountTag ?? ownAccountTag() },
+    at,
+  );
 }
 
 function providerOf(status: ServiceStatus, id: string): ProviderStatus {
@@ -100,7 +119,15 @@ describe("failure categories come from the error class and its reason, never fro
     expect(
       await recordScrapeOutcome(
         env.DB,
-        { provider: "grok", country: "US", source: "traffic", ok: false, error: new PoolWarmingUpError(), latencyMs: 5 },
+        {
+          provider: "grok",
+          country: "US",
+          source: "traffic",
+          accountTag: "a-warming",
+          ok: false,
+          error: new PoolWarmingUpError(),
+          latencyMs: 5,
+        },
         at,
       ),
     ).toBe(false);
@@ -113,29 +140,76 @@ describe("thresholds", () => {
   const round = (canaries: number, failed: number, roundAt = 0) => ({ roundAt, canaries, failed });
 
   it("unknown without a scrape in the hour; up when all is well", () => {
-    expect(providerState({ lastHour: { canaries: NONE, traffic: NONE }, recentRounds: [] })).toBe("unknown");
-    expect(providerState({ lastHour: { canaries: figures(6, 6), traffic: NONE }, recentRounds: [round(1, 0)] })).toBe("up");
-    expect(providerState({ lastHour: { canaries: NONE, traffic: figures(3, 1) }, recentRounds: [] })).toBe("up");
+    expect(providerState({ lastHour: { canaries: NONE, traffic: NONE, trafficFailingAccounts: 3 }, recentRounds: [] })).toBe("unknown");
+    expect(
+      providerState({ lastHour: { canaries: figures(6, 6), traffic: NONE, trafficFailingAccounts: 3 }, recentRounds: [round(1, 0)] }),
+    ).toBe("up");
+    expect(providerState({ lastHour: { canaries: NONE, traffic: figures(3, 1), trafficFailingAccounts: 3 }, recentRounds: [] })).toBe("up");
   });
 
   it("degraded: the latest round had a failed canary, or a success rate under 90 % over at least 10 scrapes", () => {
-    expect(providerState({ lastHour: { canaries: figures(1, 0), traffic: NONE }, recentRounds: [round(1, 1)] })).toBe("degraded");
-    expect(providerState({ lastHour: { canaries: figures(4, 3), traffic: NONE }, recentRounds: [round(2, 1), round(2, 2)] })).toBe(
+    expect(
+      providerState({ lastHour: { canaries: figures(1, 0), traffic: NONE, trafficFailingAccounts: 3 }, recentRounds: [round(1, 1)] }),
+    ).toBe("degraded");
+    expect(
+      providerState({
+        lastHour: { canaries: figures(4, 3), traffic: NONE, trafficFailingAccounts: 3 },
+        recentRounds: [round(2, 1), round(2, 2)],
+      }),
+    ).toBe("degraded");
+    expect(providerState({ lastHour: { canaries: NONE, traffic: figures(10, 8), trafficFailingAccounts: 3 }, recentRounds: [] })).toBe(
       "degraded",
     );
-    expect(providerState({ lastHour: { canaries: NONE, traffic: figures(10, 8) }, recentRounds: [] })).toBe("degraded");
     // 9 scrapes are too few to be judged by their rate
-    expect(providerState({ lastHour: { canaries: NONE, traffic: figures(9, 5) }, recentRounds: [] })).toBe("up");
+    expect(providerState({ lastHour: { canaries: NONE, traffic: figures(9, 5), trafficFailingAccounts: 3 }, recentRounds: [] })).toBe("up");
     // the canaries recovered: the older failed round alone does not make it down
-    expect(providerState({ lastHour: { canaries: figures(3, 2), traffic: NONE }, recentRounds: [round(1, 0), round(1, 1)] })).toBe("up");
+    expect(
+      providerState({
+        lastHour: { canaries: figures(3, 2), traffic: NONE, trafficFailingAccounts: 3 },
+        recentRounds: [round(1, 0), round(1, 1)],
+      }),
+    ).toBe("up");
   });
 
   it("down: the last 2 rounds failed on every canary, or a success rate under 50 % over at least 10 scrapes", () => {
-    expect(providerState({ lastHour: { canaries: figures(2, 0), traffic: NONE }, recentRounds: [round(1, 1), round(1, 1)] })).toBe("down");
-    expect(providerState({ lastHour: { canaries: figures(4, 1), traffic: NONE }, recentRounds: [round(2, 2), round(2, 1)] })).toBe(
-      "degraded",
-    );
-    expect(providerState({ lastHour: { canaries: figures(2, 2), traffic: figures(10, 3) }, recentRounds: [round(1, 0)] })).toBe("down");
+    expect(
+      providerState({
+        lastHour: { canaries: figures(2, 0), traffic: NONE, trafficFailingAccounts: 3 },
+        recentRounds: [round(1, 1), round(1, 1)],
+      }),
+    ).toBe("down");
+    expect(
+      providerState({
+        lastHour: { canaries: figures(4, 1), traffic: NONE, trafficFailingAccounts: 3 },
+        recentRounds: [round(2, 2), round(2, 1)],
+      }),
+    ).toBe("degraded");
+    expect(
+      providerState({
+        lastHour: { canaries: figures(2, 2), traffic: figures(10, 3), trafficFailingAccounts: 3 },
+        recentRounds: [round(1, 0)],
+      }),
+    ).toBe("down");
+  });
+
+  it("customers' failures count only when 3 distinct accounts had one in the hour; canaries always count", () => {
+    const flood = (accounts: number) => ({ canaries: figures(1, 1), traffic: figures(13, 1), trafficFailingAccounts: accounts });
+    expect(providerState({ lastHour: flood(0), recentRounds: [round(1, 0)] })).toBe("up");
+    expect(providerState({ lastHour: flood(2), recentRounds: [round(1, 0)] })).toBe("up");
+    expect(providerState({ lastHour: flood(3), recentRounds: [round(1, 0)] })).toBe("down");
+    // set aside, the failures leave the successes: 9 of 10 judged scrapes succeeded
+    expect(
+      providerState({
+        lastHour: { canaries: figures(1, 0), traffic: figures(20, 9), trafficFailingAccounts: 1 },
+        recentRounds: [round(1, 1)],
+      }),
+    ).toBe("degraded");
+    expect(
+      providerState({
+        lastHour: { canaries: figures(2, 0), traffic: figures(20, 20), trafficFailingAccounts: 0 },
+        recentRounds: [round(1, 1), round(1, 1)],
+      }),
+    ).toBe("down");
   });
 
   it("the service: up, degraded when any provider is degraded or down, down only when every provider with data is", () => {
@@ -305,6 +379,7 @@ describe("GET /status", () => {
       provider: "amazon_rufus",
       country: "DE",
       source: "traffic",
+      accountTag: "a-rufus-reader",
       ok: false,
       error: new UpstreamError("Amazon asked the browser session to sign in: Rufus answers only signed-in sessions.", {
         retryable: false,
@@ -338,7 +413,7 @@ describe("GET /status", () => {
     expect(json.headers.get("access-control-allow-origin")).toBe("*");
     const text = await json.text();
     expect(JSON.parse(text)).toEqual(body);
-    for (const secret of [key.api_key, account.account_id, "Secret customer prompt", "Status Reader", "DE"]) {
+    for (const secret of [key.api_key, account.account_id, "Secret customer prompt", "Status Reader", "DE", "a-rufus-reader"]) {
       expect(text).not.toContain(secret);
       expect(page).not.toContain(secret);
     }
@@ -350,13 +425,20 @@ describe("GET /status", () => {
   it("serves a snapshot at most 30 seconds old; the Cron Trigger refreshes it and sweeps outcomes older than 8 days", async () => {
     const first = await statusJson();
     expect(providerOf(first, "gemini").traffic.last_hour.scrapes).toBe(0);
-    await recordScrapeOutcome(env.DB, { provider: "gemini", country: "US", source: "traffic", ok: true, latencyMs: 640 });
+    await recordScrapeOutcome(env.DB, {
+      provider: "gemini",
+      country: "US",
+      source: "traffic",
+      accountTag: "a-gemini",
+      ok: true,
+      latencyMs: 640,
+    });
     // within 30 s the stored snapshot is served as it was
     expect(await statusJson()).toEqual(first);
 
     await recordScrapeOutcome(
       env.DB,
-      { provider: "gemini", country: "US", source: "traffic", ok: true, latencyMs: 1 },
+      { provider: "gemini", country: "US", source: "traffic", accountTag: "a-gemini-old", ok: true, latencyMs: 1 },
       Date.now() - OUTCOME_RETENTION_MS - HOUR,
     );
     await runCron({ CANARY_COUNTRIES: "" });

@@ -39,7 +39,11 @@ describe("one timestamp format", () => {
     const account = await adminJson<CreatedAccount>("/admin/accounts", { method: "POST", body: { name: "Timestamps" } }, 201);
     expect(expectOneFormat("POST /admin/accounts", account)).toContain("$.created_at");
 
-    const key = await adminJson<CreatedKey>(`/admin/accounts/${account.account_id}/keys`, { method: "POST", body: { name: "Times" } }, 201);
+    const key = await adminJson<CreatedKey>(
+      `/admin/accounts/${account.account_id}/keys`,
+      { method: "POST", body: { name: "Times", scope: "manage" } },
+      201,
+    );
     expect(expectOneFormat("POST keys", key)).toContain("$.created_at");
 
     const link = await jsonOf("login link", await adminApi(`/admin/accounts/${account.account_id}/login-links`, { method: "POST" }), 201);

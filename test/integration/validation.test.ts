@@ -1,6 +1,7 @@
 /** Every parameter rule of spec §4.1 and §4.3 (DESIGN.md §4), checked through the real Worker. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { SCRAPER_IDS } from "../../src/scrapers/registry";
+import { adminApi } from "./account-helpers";
 import { api, balanceOf, createTestAccount, query, type TestAccount } from "./helpers";
 
 let account: TestAccount;
@@ -18,6 +19,9 @@ async function detailOf(path: string, apiKey?: string): Promise<{ status: number
   return { status: response.status, detail: body.detail };
 }
 
+/** The whole 400 detail for a bad `timeout`: it names the parameter, the range and the accepted form. */
+const TIMEOUT_DETAIL = /^timeout: must be a number of seconds from 10 to 600, written in digits only \(such as 300\)$/;
+
 describe("common parameters", () => {
   const cases: Array<[string, Record<string, string>, RegExp]> = [
     ["missing prompt", {}, /^prompt: is required$/],
@@ -27,8 +31,9 @@ describe("common parameters", () => {
     ["country too long", { prompt: "hi", country: "USA" }, /^country: must be exactly 2 characters/],
     ["country too short", { prompt: "hi", country: "U" }, /^country: must be exactly 2 characters/],
     ["country unassigned", { prompt: "hi", country: "XX" }, /^country: XX is not an assigned ISO 3166-1 alpha-2 country code$/],
-    ["timeout below 10", { prompt: "hi", timeout: "9.99" }, /^timeout: must be a number of seconds from 10 to 600$/],
-    ["timeout above 600", { prompt: "hi", timeout: "600.5" }, /^timeout: must be a number of seconds from 10 to 600$/],
+    ["timeout below 10", { prompt: "hi", timeout: "9" }, TIMEOUT_DETAIL],
+    ["timeout above 600", { prompt: "hi", timeout: "601" }, TIMEOUT_DETAIL],
+    ["timeout with a fraction", { prompt: "hi", timeout: "45.5" }, TIMEOUT_DETAIL],
     ["timeout not a number", { prompt: "hi", timeout: "soon" }, /^timeout: must be a number/],
     ["bypass_cache not boolean", { prompt: "hi", bypass_cache: "maybe" }, /^bypass_cache: must be a boolean/],
     [
@@ -64,6 +69,73 @@ describe("common parameters", () => {
     const before = await balanceOf(account.accountId);
     expect((await detailOf(`/scrapers/grok?${query({ prompt: "" })}`, account.apiKey)).status).toBe(400);
     expect(await balanceOf(account.accountId)).toBe(before);
+  });
+});
+
+describe("whole-number parameters: plain decimal digits only", () => {
+  // Each of these is a number to `Number()` (60, 600, 10 or Infinity) and was accepted before.
+  const NOT_DIGITS = ["0x3c", "6e2", "60.0", " 60", "60 ", "+60", "1e1", "Infinity", "٦٠", ""];
+
+  for (const raw of NOT_DIGITS) {
+    it(`timeout=${JSON.stringify(raw)} is a 400 naming timeout and the accepted form`, async () => {
+      expect(await detailOf(`/scrapers/grok?${query({ prompt: "hi", timeout: raw })}`)).toEqual({
+        status: 400,
+        detail: "timeout: must be a number of seconds from 10 to 600, written in digits only (such as 300)",
+      });
+    });
+  }
+
+  it("digits in range are accepted, leading zeros included (valid parameters reach authentication: 401)", async () => {
+    for (const raw of ["10", "60", "060", "600"]) {
+      expect((await detailOf(`/scrapers/grok?${query({ prompt: "hi", timeout: raw })}`)).status, raw).toBe(401);
+    }
+  });
+
+  it("a batch item's timeout: the same rule for strings; a JSON number is read as its text", async () => {
+    // 1e21's text is "1e+21"
+    for (const timeout of ["0x3c", "6e2", " 60", 600.5, 1e21]) {
+      const response = await api("/batches", {
+        method: "POST",
+        apiKey: account.apiKey,
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ scraper: "grok", items: [{ prompt: "hi", timeout }] }),
+      });
+      expect(response.status, String(timeout)).toBe(400);
+      expect(((await response.json()) as { detail: string }).detail, String(timeout)).toBe(
+        "items[0].timeout: must be a number of seconds from 10 to 600, written in digits only (such as 300)",
+      );
+    }
+  });
+
+  it("GET /jobs?limit= takes digits only", async () => {
+    for (const raw of ["0x14", "2e1", "20.0", " 20", "+20", "Infinity"]) {
+      const { status, detail } = await detailOf(`/jobs?${query({ limit: raw })}`, account.apiKey);
+      expect({ raw, status, detail }).toEqual({
+        raw,
+        status: 400,
+        detail: "limit: must be an integer from 1 to 100, written in digits only (such as 25)",
+      });
+    }
+    expect((await detailOf(`/jobs?${query({ limit: "20" })}`, account.apiKey)).status).toBe(200);
+  });
+
+  it("the operator's list limits take digits only (accounts, webhook deliveries)", async () => {
+    for (const raw of ["0x32", "5e1", "50.0", " 50", "+50", "Infinity"]) {
+      const accounts = await adminApi(`/admin/accounts?${query({ limit: raw })}`);
+      expect([raw, accounts.status, await accounts.json()]).toEqual([
+        raw,
+        400,
+        { detail: "limit: must be an integer from 1 to 200, written in digits only (such as 50)", code: expect.any(String) },
+      ]);
+      const deliveries = await adminApi(`/admin/accounts/${account.accountId}/webhook/deliveries?${query({ limit: raw })}`);
+      expect([raw, deliveries.status, await deliveries.json()]).toEqual([
+        raw,
+        400,
+        { detail: "limit: must be an integer from 1 to 200, written in digits only (such as 50)", code: expect.any(String) },
+      ]);
+    }
+    expect((await adminApi(`/admin/accounts?${query({ limit: "50" })}`)).status).toBe(200);
+    expect((await adminApi(`/admin/accounts/${account.accountId}/webhook/deliveries?${query({ limit: "50" })}`)).status).toBe(200);
   });
 });
 

@@ -59,7 +59,7 @@ async function deliveriesOf(account: TestAccount): Promise<DeliveryJson[]> {
 
 describe("delivery of a job's final status", () => {
   it("the account's endpoint receives the signed job.done event: Standard Webhooks headers, the status response as data", async () => {
-    const account = await createTestAccount(100);
+    const account = await createTestAccount(100, "manage");
     const settings = await setAccountWebhook(account.accountId, "https://public.example/placeholder");
     expect(settings.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const endpoint = await receiverEndpoint(settings.secret);
@@ -96,7 +96,7 @@ describe("delivery of a job's final status", () => {
   });
 
   it("a receiver that fails twice gets the same message three times (same webhook-id, each signed), then it is delivered", async () => {
-    const account = await createTestAccount(100);
+    const account = await createTestAccount(100, "manage");
     const { secret } = await accountWebhook(account.accountId);
     const endpoint = await receiverEndpoint(secret, 2);
     await setAccountWebhook(account.accountId, endpoint.url);
@@ -122,7 +122,7 @@ describe("delivery of a job's final status", () => {
   });
 
   it("while retries are pending the log shows the receiver's answer and the next attempt", async () => {
-    const account = await createTestAccount(100);
+    const account = await createTestAccount(100, "manage");
     const { secret } = await accountWebhook(account.accountId);
     const endpoint = await receiverEndpoint(secret, 1);
     await setAccountWebhook(account.accountId, endpoint.url);
@@ -166,7 +166,7 @@ describe("delivery of a job's final status", () => {
   });
 
   it("a batch's webhook_url receives its jobs instead of the account's endpoint", async () => {
-    const account = await createTestAccount(100);
+    const account = await createTestAccount(100, "manage");
     const { secret } = await accountWebhook(account.accountId);
     const accountEndpoint = await receiverEndpoint(secret);
     const batchEndpoint = await receiverEndpoint(secret);
@@ -198,7 +198,7 @@ describe("delivery of a job's final status", () => {
   });
 
   it("a job of an account without an endpoint sends nothing and logs nothing", async () => {
-    const account = await createTestAccount(100);
+    const account = await createTestAccount(100, "manage");
     const jobId = await submitCachedJob(account);
     await waitForTerminal(jobId);
     // The job's object looked for a destination, found none, and stopped there.
@@ -235,7 +235,7 @@ describe("the signing secret", () => {
   });
 
   it("key holders manage their own endpoint with the API key; the operator API needs the admin token", async () => {
-    const account = await createTestAccount(100);
+    const account = await createTestAccount(100, "manage");
     expect((await api("/account/webhook")).status).toBe(401);
     const shown = await api("/account/webhook", { apiKey: account.apiKey });
     expect(shown.status).toBe(200);

@@ -158,6 +158,121 @@ describe("capture file: redaction", () => {
     expect(redacted.redactions).toEqual(["exchanges.conversation.url: _xsrf"]);
   });
 
+  it("masks Google API keys: the `key` query parameter of a request, and the value wherever it appears", () => {
+    const apiKey = "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"; // AIza + 35 characters
+    const file = fileWith(
+      {
+        ...exchangeToFile(exchangeOf([])),
+        url: `https://generativelanguage.googleapis.com/v1/models:stream?alt=sse&key=${apiKey}`,
+      },
+      { answer_html: `<script src="/maps.js"></script><div data-config='{"k":"${apiKey}"}'>Mars</div>` },
+    );
+    const redacted = redactCaptureFile(file);
+    expect(redacted.exchanges.conversation?.url).toBe(
+      `https://generativelanguage.googleapis.com/v1/models:stream?alt=sse&key=${"*".repeat(39)}`,
+    );
+    expect(redacted.snapshots.answer_html).toBe(`<script src="/maps.js"></script><div data-config='{"k":"${"*".repeat(39)}"}'>Mars</div>`);
+    expect(redacted.redactions).toEqual(["exchanges.conversation.url: google_api_key", "snapshots.answer_html: google_api_key"]);
+  });
+
+  it("masks inside a form-encoded body: a nested URL's token, an encoded address, `Bearer+…`, encoded JSON; the rest byte for byte", () => {
+    const body =
+      "f.req=%5B%22hi%22%5D" +
+      "&redirect=https%3A%2F%2Fexample.com%2Fcb%3Ftoken%3Dabc123XYZ%26lang%3Den" +
+      "&email=bob%40example.com" +
+      "&auth=Bearer+abcdefghijklmnopqrstu" +
+      "&x=%7B%22csrf%22%3A%22s3cr3t%22%7D";
+    const file = fileWith({ ...exchangeToFile(exchangeOf([])), request_body: body });
+    const redacted = redactCaptureFile(file);
+    expect(redacted.exchanges.conversation?.request_body).toBe(
+      "f.req=%5B%22hi%22%5D" +
+        "&redirect=https%3A%2F%2Fexample.com%2Fcb%3Ftoken%3D*********%26lang%3Den" +
+        "&email=*****************" +
+        "&auth=Bearer+*********************" +
+        "&x=%7B%22csrf%22%3A%22******%22%7D",
+    );
+    expect(redacted.redactions).toEqual([
+      "exchanges.conversation.request_body: bearer",
+      "exchanges.conversation.request_body: csrf",
+      "exchanges.conversation.request_body: email",
+      "exchanges.conversation.request_body: token",
+    ]);
+  });
+
+  it("masks a response's tokens by name (read_write_token, a credential-shaped bare token) and keeps Grok's answer tokens", () => {
+    const lines = [
+      '{"type":"resume_conversation_token","token":"eyJhbGciOi7Jk","conversation_id":"c1"}',
+      '{"read_write_token":"d0b7ef49-cfb7-4db6-aeb7-ec23cdb7ea90","max_tokens":"4096"}',
+      '{"token":"x9Kf83hsQ0pLm2Zt"}',
+      '{"token":"Hello"}',
+      '{"token":"Starship 2025 "}',
+      '{"token":"Internationalization"}',
+      '<a href="https://cdn.example.com/f?token=a1b2c3d4e5f6g7h8&amp;w=1">file</a>',
+    ];
+    const bytes = encoder.encode(`${lines.join("\n")}\n`);
+    const redacted = redactCaptureFile(fileWith(exchangeToFile(exchangeOf([bytes.slice(0, 50), bytes.slice(50)]))));
+    const exchange = redacted.exchanges.conversation;
+    expect(exchange?.body_text?.split("\n")).toEqual([
+      `{"type":"resume_conversation_token","token":"${"*".repeat(13)}","conversation_id":"c1"}`,
+      `{"read_write_token":"${"*".repeat(36)}","max_tokens":"4096"}`,
+      `{"token":"${"*".repeat(16)}"}`,
+      '{"token":"Hello"}',
+      '{"token":"Starship 2025 "}',
+      '{"token":"Internationalization"}',
+      `<a href="https://cdn.example.com/f?token=${"*".repeat(16)}&amp;w=1">file</a>`,
+      "",
+    ]);
+    expect(exchange === undefined ? [] : exchangeFromFile(exchange).chunks.map((chunk) => chunk.byteLength)).toEqual([
+      50,
+      bytes.byteLength - 50,
+    ]);
+    expect(redacted.redactions).toEqual(["exchanges.conversation.body_text: read_write_token", "exchanges.conversation.body_text: token"]);
+  });
+
+  it("masks e-mail addresses in requests, responses, frames and snapshots, but not one the answer or the prompt holds", () => {
+    const file: CaptureFile = {
+      ...fileWith(
+        {
+          ...exchangeToFile(
+            exchangeOf([encoder.encode('{"user":{"email":"jane.doe@example.com","name":"Jane"},"text":"Write to press@example.org"}')]),
+          ),
+          url: "https://chat.example.com/api?login_hint=jane.doe%40example.com&v=2",
+          request_body: '{"message":"Forward it to me@my-company.example","account":"jane.doe@example.com"}',
+          frames: [{ direction: "received", data: "hello jane.doe@example.com", binary: false, at_ms: 5 }],
+        },
+        { page: '<a href="mailto:jane.doe@example.com">Jane</a>, <a href="mailto:press@example.org">Press</a>' },
+      ),
+      query: { prompt: "Forward it to me@my-company.example" },
+      answer: { result: "Write to press@example.org", sources: [] },
+    };
+    const redacted = redactCaptureFile(file);
+    const exchange = redacted.exchanges.conversation;
+    expect(exchange?.url).toBe(`https://chat.example.com/api?login_hint=${"*".repeat(22)}&v=2`);
+    expect(exchange?.request_body).toBe(`{"message":"Forward it to me@my-company.example","account":"${"*".repeat(20)}"}`);
+    expect(exchange?.body_text).toBe(`{"user":{"email":"${"*".repeat(20)}","name":"Jane"},"text":"Write to press@example.org"}`);
+    expect(exchange?.frames[0]?.data).toBe(`hello ${"*".repeat(20)}`);
+    expect(redacted.snapshots.page).toBe(`<a href="mailto:${"*".repeat(20)}">Jane</a>, <a href="mailto:press@example.org">Press</a>`);
+    expect(redacted.redactions).toEqual([
+      "exchanges.conversation.body_text: email",
+      "exchanges.conversation.frames[0]: email",
+      "exchanges.conversation.request_body: email",
+      "exchanges.conversation.url: email",
+      "snapshots.page: email",
+    ]);
+  });
+
+  it("masks `bearer …` whatever its case", () => {
+    const frames = [{ direction: "sent" as const, data: "authorization: bearer abcdefghijklmnopqrstuvwx", binary: false, at_ms: 1 }];
+    const redacted = redactCaptureFile(fileWith({ ...exchangeToFile(exchangeOf([])), transport: "websocket", frames }));
+    expect(redacted.exchanges.conversation?.frames[0]?.data).toBe(`authorization: bearer ${"*".repeat(24)}`);
+  });
+
+  it("reads a crafted chain of nested queries without running out of stack", () => {
+    const chain = `https://example.com/?a=${"x?a=".repeat(20_000)}end`;
+    const redacted = redactCaptureFile(fileWith({ ...exchangeToFile(exchangeOf([])), url: chain }));
+    expect(redacted.exchanges.conversation?.url).toBe(chain);
+  });
+
   it("changes nothing in a capture without credentials", () => {
     const file = fileWith(exchangeToFile(exchangeOf([encoder.encode('{"result":{"token":"Hi"}}\n')])), { page_completed: true });
     expect(redactCaptureFile(file)).toEqual(file);

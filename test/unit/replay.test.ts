@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type CaptureFile, CaptureFileSchema } from "../../src/capture-files/format";
+import { redactCaptureFile } from "../../src/capture-files/redact";
 import { replayCapture } from "../../src/capture-files/replay";
 import { PROVIDERS } from "../../src/scrapers/providers";
 import { fieldMismatches } from "../support/oracles/draw";
@@ -61,6 +62,20 @@ describe("capture replay", () => {
       expect(file.scraper, "the folder names the scraper").toBe(relative(CAPTURES, path).split(/[\\/]/)[0]);
       const problems = replayProblems(file);
       expect(problems, `replay of ${relative(ROOT, path)}:\n  ${problems.join("\n  ")}`).toEqual([]);
+    });
+  }
+});
+
+describe("the shipped captures, redacted again with today's rules, still replay to their answers", () => {
+  // The capture endpoint redacts, then replays (src/capture-files/record-capture.ts): a rule that masked something a
+  // parser reads would make every new capture of that provider fail. What it masks in these replica captures is listed.
+  for (const path of captureFiles()) {
+    it(relative(CAPTURES, path), () => {
+      const file = readCapture(path);
+      const redacted = redactCaptureFile(file);
+      const problems = replayProblems(redacted);
+      expect(problems, `replay of ${relative(ROOT, path)} after redaction:\n  ${problems.join("\n  ")}`).toEqual([]);
+      expect(redacted.answer).toEqual(file.answer);
     });
   }
 });

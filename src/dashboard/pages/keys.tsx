@@ -1,6 +1,7 @@
 /** `/dashboard/keys`: the key list, the create form, the once-only display of a new key, and the revoke confirmation. */
 import type { ApiKeySummary, CreatedApiKey } from "../../accounts/keys";
 import { MAX_ACTIVE_KEYS } from "../../accounts/keys";
+import { API_KEY_SCOPES, type ApiKeyScope, DEFAULT_API_KEY_SCOPE } from "../../auth/api-keys";
 import { Ago, Time } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
 
@@ -13,12 +14,25 @@ export interface KeysPageData {
   /** A problem with the create form, shown next to it. */
   formError?: string;
   formName?: string;
+  formScope?: ApiKeyScope;
+}
+
+/** What each scope allows, in the words of the form and the list (src/http/require-scope.ts is the rule). */
+const SCOPE_LABELS: Record<ApiKeyScope, string> = {
+  scrape: "scrape: scrapes, jobs, batches, account balance, MCP",
+  manage: "manage: all of scrape, plus webhook settings and signing secret",
+};
+
+function ScopeBadge({ scope }: { scope: ApiKeyScope }) {
+  return <span class={scope === "manage" ? "badge warn" : "badge muted"}>{scope}</span>;
 }
 
 function NewKeyNotice({ created }: { created: CreatedApiKey }) {
   return (
     <section class="notice success" aria-labelledby="new-key-title" data-testid="new-key">
-      <h2 id="new-key-title">Your new key “{created.name}”</h2>
+      <h2 id="new-key-title">
+        Your new key “{created.name}” <ScopeBadge scope={created.scope} />
+      </h2>
       <p>Copy it now and store it somewhere safe. For your security it will not be shown again.</p>
       <div class="secret">
         <input
@@ -48,6 +62,9 @@ function KeyRow({ apiKey }: { apiKey: ApiKeySummary }) {
       </td>
       <td data-label="Key">
         <code>{apiKey.displayPrefix}…</code>
+      </td>
+      <td data-label="Scope">
+        <ScopeBadge scope={apiKey.scope} />
       </td>
       <td data-label="Created">
         <Time iso={apiKey.createdAt} />
@@ -115,6 +132,16 @@ export function KeysPage({ frame, data }: { frame: SignedInFrame; data: KeysPage
                   aria-describedby={data.formError !== undefined ? "key-name-error" : undefined}
                 />
               </div>
+              <div class="field">
+                <label for="key-scope">Scope</label>
+                <select id="key-scope" name="scope" aria-describedby="key-scope-hint">
+                  {API_KEY_SCOPES.map((scope) => (
+                    <option value={scope} selected={scope === (data.formScope ?? DEFAULT_API_KEY_SCOPE)}>
+                      {SCOPE_LABELS[scope]}
+                    </option>
+                  ))}
+                </select>
+              </div>
               <button class="btn btn-primary" type="submit">
                 Create key
               </button>
@@ -124,6 +151,10 @@ export function KeysPage({ frame, data }: { frame: SignedInFrame; data: KeysPage
                 <span class="link-danger">{data.formError}</span>
               </p>
             )}
+            <p id="key-scope-hint" class="hint">
+              Give your scraping programs a <code>scrape</code> key. Only a <code>manage</code> key can read the webhook signing secret or
+              point the account's webhook elsewhere, so keep those for the few programs that administer webhooks.
+            </p>
           </form>
         </section>
         <section class="card" aria-labelledby="keys-title">
@@ -143,6 +174,7 @@ export function KeysPage({ frame, data }: { frame: SignedInFrame; data: KeysPage
                   <tr>
                     <th>Name</th>
                     <th>Key</th>
+                    <th>Scope</th>
                     <th>Created</th>
                     <th>Last used</th>
                     <th>Status</th>

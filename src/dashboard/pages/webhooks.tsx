@@ -232,7 +232,7 @@ export function registerWebhookPages(dashboard: Hono<AppEnv>, session: Dashboard
   ) => {
     const accountId = visitor.account.accountId;
     const [endpoint, deliveries] = await Promise.all([
-      ensureWebhookEndpoint(c.env.DB, accountId),
+      ensureWebhookEndpoint(c.env, accountId),
       recentDeliveries(c.env.DB, accountId, RECENT_DELIVERIES),
     ]);
     return c.html(
@@ -258,21 +258,21 @@ export function registerWebhookPages(dashboard: Hono<AppEnv>, session: Dashboard
       if (!(error instanceof ServiceError) || error.status >= 500) throw error;
       return render(c, result.signedIn, { formError: `${error.detail}.`, formUrl: raw.slice(0, 2048) }, 400);
     }
-    await setWebhookUrl(c.env.DB, result.signedIn.account.accountId, url);
+    await setWebhookUrl(c.env, result.signedIn.account.accountId, url);
     return c.redirect("/dashboard/webhooks?notice=saved", 303);
   });
 
   dashboard.post("/webhooks/remove", async (c) => {
     const result = await session.signedInForm(c);
     if (result instanceof Response) return result;
-    await setWebhookUrl(c.env.DB, result.signedIn.account.accountId, null);
+    await setWebhookUrl(c.env, result.signedIn.account.accountId, null);
     return c.redirect("/dashboard/webhooks?notice=removed", 303);
   });
 
   dashboard.post("/webhooks/rotate-secret", async (c) => {
     const result = await session.signedInForm(c);
     if (result instanceof Response) return result;
-    await rotateWebhookSecret(c.env.DB, result.signedIn.account.accountId);
+    await rotateWebhookSecret(c.env, result.signedIn.account.accountId);
     return c.redirect("/dashboard/webhooks?notice=rotated", 303);
   });
 }

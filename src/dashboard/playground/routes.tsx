@@ -49,6 +49,7 @@ export interface PlaygroundSessionAccess {
 const RECENT_RUNS = 10;
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SIGNED_OUT_DETAIL = "Sign in to the dashboard first.";
+const noop = (): void => undefined;
 
 /** The statuses of the service's errors (DESIGN.md §4); a page answering another is sent as a 500. */
 const ERROR_PAGE_STATUSES: readonly ContentfulStatusCode[] = [400, 401, 403, 404, 405, 408, 409, 429, 500, 502, 503, 504];
@@ -103,19 +104,32 @@ async function renderPlayground(
   );
 }
 
-/** A synchronous run, exactly as `GET /scrapers/{scraper}` runs one (its browser work within the account's request slots). */
+/**
+ * A synchronous run, exactly as `GET /scrapers/{scraper}` runs one (its browser work within the account's request
+ * slots): a visitor who closes the tab stops the scrape, and the run is handed to `waitUntil` whole, so the charge →
+ * scrape → refund sequence reaches its refund after the request itself was cancelled.
+ */
 async function runSynchronously(
   c: DashboardContext,
   input: PlaygroundInput,
   params: ScrapeParams,
   key: PickedKey,
 ): Promise<ScrapeResponse> {
-  const outcome = await scrapeSynchronously(
+  const outcome = scrapeSynchronously(
     c.env,
-    { scraper: input.scraper.id, params, jobId: crypto.randomUUID(), baseUrl: requestBaseUrl(c), startedAt: c.get("startedAt") },
+    {
+      scraper: input.scraper.id,
+      params,
+      jobId: crypto.randomUUID(),
+      baseUrl: requestBaseUrl(c),
+      startedAt: c.get("startedAt"),
+      abandoned: c.req.raw.signal,
+      afterResponse: (work) => c.executionCtx.waitUntil(work),
+    },
     key,
   );
-  return outcome.response;
+  c.executionCtx.waitUntil(outcome.then(noop, noop));
+  return (await outcome).response;
 }
 
 function scraperNameOf(id: string): string {
