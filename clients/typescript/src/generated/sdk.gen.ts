@@ -647,7 +647,7 @@ export const listAdminAccountWebhookDeliveries = <ThrowOnError extends boolean =
 /**
  * Remove your account's webhook endpoint
  *
- * Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept.
+ * Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const removeAccountWebhook = <ThrowOnError extends boolean = false>(
   options?: Options<RemoveAccountWebhookData, ThrowOnError>,
@@ -668,7 +668,7 @@ export const removeAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Show your account's webhook endpoint and signing secret
  *
- * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md).
+ * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md). Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const getAccountWebhook = <ThrowOnError extends boolean = false>(
   options?: Options<GetAccountWebhookData, ThrowOnError>,
@@ -689,7 +689,7 @@ export const getAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Set your account's webhook endpoint
  *
- * https only; a URL that is or resolves to a private, loopback or link-local address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept.
+ * https only; a URL that is or resolves to a private, loopback or link-local address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const setAccountWebhook = <ThrowOnError extends boolean = false>(
   options: Options<SetAccountWebhookData, ThrowOnError>,
@@ -714,7 +714,7 @@ export const setAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Replace your account's webhook signing secret
  *
- * Takes effect at once: every later delivery attempt, retries included, is signed with the new secret.
+ * Takes effect at once: every later delivery attempt, retries included, is signed with the new secret. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const rotateAccountWebhookSecret = <ThrowOnError extends boolean = false>(
   options?: Options<RotateAccountWebhookSecretData, ThrowOnError>,
@@ -735,7 +735,7 @@ export const rotateAccountWebhookSecret = <ThrowOnError extends boolean = false>
 /**
  * Your latest webhook deliveries
  *
- * One entry per message (a job's final status) with its attempts, the receiver's last answer and the next retry.
+ * One entry per message (a job's final status) with its attempts, the receiver's last answer and the next retry. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const listAccountWebhookDeliveries = <ThrowOnError extends boolean = false>(
   options?: Options<ListAccountWebhookDeliveriesData, ThrowOnError>,
@@ -1016,7 +1016,7 @@ export const getAdminAccount = <ThrowOnError extends boolean = false>(
 /**
  * Create an API key
  *
- * Returns the key once; only its SHA-256 is stored. An account can hold up to 25 active keys, all drawing on its one balance.
+ * Returns the key once; only its SHA-256 is stored. An account can hold up to 25 active keys, all drawing on its one balance. `scope` (default `scrape`) says what it may do: only a `manage` key reads or changes the account's webhook settings.
  */
 export const createAdminAccountKey = <ThrowOnError extends boolean = false>(
   options: Options<CreateAdminAccountKeyData, ThrowOnError>,

@@ -75,6 +75,7 @@ export type Error = {
     | "invalid_api_key"
     | "invalid_admin_token"
     | "signed_out"
+    | "insufficient_scope"
     | "not_found"
     | "method_not_allowed"
     | "not_acceptable"
@@ -82,6 +83,7 @@ export type Error = {
     | "conflict"
     | "idempotency_key_reused"
     | "idempotency_in_progress"
+    | "payload_too_large"
     | "unsupported_media_type"
     | "insufficient_credits"
     | "rate_limited"
@@ -99,6 +101,7 @@ export type Error = {
     | "provider_changed"
     | "pool_warming_up"
     | "at_capacity"
+    | "capacity_unavailable"
     | "service_unavailable"
     | "not_configured"
     | "browser_unreachable";
@@ -1045,6 +1048,10 @@ export type ApiKeySummary = {
    * First characters of the key, to recognise it; the key itself is never shown again
    */
   display_prefix: string;
+  /**
+   * What the key may do: `scrape` runs scrapes, jobs and batches, reads GET /account and calls the MCP tools; `manage` may also read and change the account's webhook settings (endpoint, signing secret, delivery log). Fixed at creation.
+   */
+  scope: "scrape" | "manage";
   created_at: string;
   last_used_at: string | null;
   revoked: boolean;
@@ -1093,6 +1100,10 @@ export type CreatedApiKey = {
   api_key: string;
   name: string;
   display_prefix: string;
+  /**
+   * What the key may do: `scrape` runs scrapes, jobs and batches, reads GET /account and calls the MCP tools; `manage` may also read and change the account's webhook settings (endpoint, signing secret, delivery log). Fixed at creation.
+   */
+  scope: "scrape" | "manage";
   created_at: string;
 };
 
@@ -1101,6 +1112,10 @@ export type CreateApiKey = {
    * A label to recognise the key by
    */
   name: string;
+  /**
+   * What the key may do: `scrape` runs scrapes, jobs and batches, reads GET /account and calls the MCP tools; `manage` may also read and change the account's webhook settings (endpoint, signing secret, delivery log). Fixed at creation. Default: `scrape`.
+   */
+  scope?: "scrape" | "manage";
 };
 
 export type RevokedApiKey = ApiKeySummary & {
@@ -1163,6 +1178,10 @@ export type AccountStatus = {
   key: {
     key_id: string;
     name: string;
+    /**
+     * `scrape`: scrapes, jobs, batches, this route and MCP; `manage`: also the webhook settings (`/account/webhook…`)
+     */
+    scope: "scrape" | "manage";
   };
 };
 
@@ -1245,7 +1264,7 @@ export type ScrapeChatgptData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1290,7 +1309,7 @@ export type ScrapeChatgptErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1333,7 +1352,7 @@ export type SubmitChatgptJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1378,7 +1397,7 @@ export type SubmitChatgptJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1415,7 +1434,7 @@ export type ScrapePerplexityData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1460,7 +1479,7 @@ export type ScrapePerplexityErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1503,7 +1522,7 @@ export type SubmitPerplexityJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1548,7 +1567,7 @@ export type SubmitPerplexityJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1585,7 +1604,7 @@ export type ScrapeGrokData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1630,7 +1649,7 @@ export type ScrapeGrokErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1673,7 +1692,7 @@ export type SubmitGrokJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1718,7 +1737,7 @@ export type SubmitGrokJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1755,7 +1774,7 @@ export type ScrapeCopilotData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1800,7 +1819,7 @@ export type ScrapeCopilotErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1843,7 +1862,7 @@ export type SubmitCopilotJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1888,7 +1907,7 @@ export type SubmitCopilotJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -1925,7 +1944,7 @@ export type ScrapeGeminiData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -1966,7 +1985,7 @@ export type ScrapeGeminiErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2009,7 +2028,7 @@ export type SubmitGeminiJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -2050,7 +2069,7 @@ export type SubmitGeminiJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2087,7 +2106,7 @@ export type ScrapeGoogleAiModeData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -2128,7 +2147,7 @@ export type ScrapeGoogleAiModeErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2171,7 +2190,7 @@ export type SubmitGoogleAiModeJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -2212,7 +2231,7 @@ export type SubmitGoogleAiModeJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2249,7 +2268,7 @@ export type ScrapeAmazonRufusData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -2290,7 +2309,7 @@ export type ScrapeAmazonRufusErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2333,7 +2352,7 @@ export type SubmitAmazonRufusJobData = {
      */
     bypass_cache?: boolean;
     /**
-     * Seconds to wait for the scrape (per attempt for jobs)
+     * Whole seconds to wait for the scrape (per attempt for jobs), in digits
      */
     timeout?: number;
     /**
@@ -2374,7 +2393,7 @@ export type SubmitAmazonRufusJobErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2507,6 +2526,10 @@ export type SubmitBatchErrors = {
    */
   409: Error;
   /**
+   * The body is over the batch cap (`payload_too_large`): Request body too large: at most 8000 KiB (8192000 bytes) here. A batch holds at most 500 items of up to 16 KiB each: send several smaller batches.
+   */
+  413: Error;
+  /**
    * Credit limit reached (`insufficient_credits`, no Retry-After: only a top-up helps), rate limit per key or per account (`rate_limited`), too many requests in flight for the account (`concurrency_limit`), or the scraper queue is full (`queue_full`); the last three send Retry-After
    */
   429: Error;
@@ -2519,7 +2542,7 @@ export type SubmitBatchErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -2714,6 +2737,9 @@ export type ListAdminAccountWebhookDeliveriesData = {
     account_id: string;
   };
   query?: {
+    /**
+     * Deliveries to return, newest first
+     */
     limit?: number;
     /**
      * Key holders: alternative to the X-API-Key header
@@ -2770,6 +2796,10 @@ export type RemoveAccountWebhookErrors = {
    */
   401: Error;
   /**
+   * The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)
+   */
+  403: Error;
+  /**
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
@@ -2803,6 +2833,10 @@ export type GetAccountWebhookErrors = {
    * API key missing, invalid or revoked
    */
   401: Error;
+  /**
+   * The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)
+   */
+  403: Error;
   /**
    * Per-key rate limit (see Retry-After)
    */
@@ -2842,6 +2876,10 @@ export type SetAccountWebhookErrors = {
    */
   401: Error;
   /**
+   * The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)
+   */
+  403: Error;
+  /**
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
@@ -2876,6 +2914,10 @@ export type RotateAccountWebhookSecretErrors = {
    */
   401: Error;
   /**
+   * The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)
+   */
+  403: Error;
+  /**
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
@@ -2896,6 +2938,9 @@ export type ListAccountWebhookDeliveriesData = {
   body?: never;
   path?: never;
   query?: {
+    /**
+     * Deliveries to return, newest first
+     */
     limit?: number;
     /**
      * Key holders: alternative to the X-API-Key header
@@ -2914,6 +2959,10 @@ export type ListAccountWebhookDeliveriesErrors = {
    * API key missing, invalid or revoked
    */
   401: Error;
+  /**
+   * The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)
+   */
+  403: Error;
   /**
    * Per-key rate limit (see Retry-After)
    */
@@ -3370,7 +3419,7 @@ export type CreateAdminCaptureErrors = {
    */
   502: Error;
   /**
-   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
+   * The scraper pool is warming up (`pool_warming_up`), every browser session of the service is busy (`at_capacity`), a capacity limiter could not be reached so no new work is admitted (`capacity_unavailable`), or the job could not be queued (`service_unavailable`); retry in a few seconds (see Retry-After)
    */
   503: Error;
   /**
@@ -3423,6 +3472,9 @@ export type ListAdminAccountsData = {
   body?: never;
   path?: never;
   query?: {
+    /**
+     * Accounts per page
+     */
     limit?: number;
     /**
      * created_at of the last account of the previous page
