@@ -53,7 +53,7 @@ const BatchBodySchema = z
         format: "uri",
         description:
           "Where each job's final status is delivered (Standard Webhooks, signed with the account's secret), instead of the account's " +
-          "endpoint. https only, and it must not resolve to a private, loopback or link-local address.",
+          "endpoint. https only, on port 443 or 8443, and it must not resolve to a private, loopback, link-local or reserved address.",
         example: "https://hooks.example.com/scraper",
       }),
   })

@@ -47,9 +47,17 @@ const DeliverySchema = z
     url: z.string(),
     status: z.enum(["pending", "delivered", "failed"]).openapi({ description: "`failed`: every attempt failed" }),
     attempts: z.number().int(),
-    last_attempt_at: z.string().nullable().openapi({ format: "date-time" }),
+    last_attempt_at: z.string().nullable().openapi({ format: "date-time", description: "When the last attempt started" }),
     last_status_code: z.number().int().nullable().openapi({ description: "The receiver's HTTP status at the last attempt" }),
-    last_error: z.string().nullable(),
+    last_error: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "`HTTP <status>` when the receiver answered with a non-2xx status; `undeliverable` when no HTTP answer was obtained (refused, " +
+          "unreachable, timed out, or the URL failed its check at delivery time: which one is not said, so the log cannot probe " +
+          "addresses); null after a success",
+      }),
     next_attempt_at: z.string().nullable().openapi({ format: "date-time" }),
     created_at: z.string().openapi({ format: "date-time" }),
     delivered_at: z.string().nullable().openapi({ format: "date-time" }),
@@ -58,7 +66,7 @@ const DeliverySchema = z
 
 const SetUrlBody = strictBody({
   url: z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") }).openapi({
-    description: "https, not resolving to a private, loopback or link-local address",
+    description: "https on port 443 or 8443, not resolving to a private, loopback, link-local or reserved address",
     example: "https://hooks.example.com/scraper",
   }),
 }).openapi("SetWebhookUrl");
@@ -219,7 +227,7 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       operationId: `set${audience.operationNoun}`,
       summary: `Set ${whose} webhook endpoint`,
       description:
-        "https only; a URL that is or resolves to a private, loopback or link-local address is refused. Applies to jobs that end from " +
+        "https only, on port 443 or 8443; a URL that is or resolves to a private, loopback, link-local or reserved address is refused. Applies to jobs that end from " +
         "now on (a batch's own `webhook_url` takes precedence). The signing secret is kept." +
         audience.accessNote,
       request: { ...params, ...query, body: { required: true, content: json(SetUrlBody) } },

@@ -106,8 +106,9 @@ export function WebhooksPage({ frame, data }: { frame: SignedInFrame; data: Webh
           <div class="card-head">
             <h2 id="endpoint-title">Endpoint</h2>
             <p>
-              {endpoint.url === null ? "No endpoint is set." : "Jobs are delivered to this URL."} It must use https and must not resolve to
-              a private, loopback or link-local address. A batch's own <code>webhook_url</code> takes precedence.
+              {endpoint.url === null ? "No endpoint is set." : "Jobs are delivered to this URL."} It must use https on port 443 or 8443 and
+              must not resolve to a private, loopback, link-local or reserved address. A batch's own <code>webhook_url</code> takes
+              precedence.
             </p>
           </div>
           <form method="post" action="/dashboard/webhooks">
