@@ -11,8 +11,10 @@
  * `fetch` cannot reach private networks anyway; a self-hosted workerd must deny them in its outbound network
  * (`network = (allow = ["public"], deny = ["private", "local"])`), which closes the gap fully.
  *
- * In local development (`WEBHOOK_ALLOW_LOOPBACK=true`) loopback destinations are accepted, over plain http and on any
- * port too: a receiver on this machine.
+ * In local development (`WEBHOOK_ALLOW_LOOPBACK=true`) a receiver on this machine is accepted, over plain http and on
+ * any port too, when the URL names it as a developer writes it: `localhost`, `127.0.0.1` or `[::1]`. Loopback reached
+ * any other way (IPv4 inside IPv6, `2130706433`, `127.1`, another 127/8 address, a public name resolving to 127.0.0.1)
+ * stays refused even then: those spellings are how a check is evaded, never how a local receiver is configured.
  */
 import { type AddressRecord, DnsLookupError, resolveHostRecords } from "./dns";
 import { type AddressKind, classifyAddress, parseIpv4, parseIpv6 } from "./ip-address";
@@ -45,6 +47,20 @@ function isLocalhostName(hostname: string): boolean {
   return hostname === "localhost" || hostname.endsWith(".localhost");
 }
 
+/** This machine as a developer writes it for a local receiver (the URL parser's spelling of each). */
+const PLAIN_LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Whether the loopback allowance covers this URL: the allowance is on, and the host is written as one of
+ * PLAIN_LOOPBACK_HOSTS in `raw` itself, not reached through a spelling the parser normalised to it.
+ */
+function loopbackAllowance(raw: string, url: URL, settings: Pick<UrlPolicySettings, "allowLoopback">): boolean {
+  if (!settings.allowLoopback || !PLAIN_LOOPBACK_HOSTS.has(url.hostname)) return false;
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(raw.trim())?.[1] ?? "";
+  const writtenHost = authority.replace(/:\d*$/, "").toLowerCase();
+  return writtenHost === url.hostname;
+}
+
 function portOf(url: URL): number {
   if (url.port !== "") return Number(url.port);
   return url.protocol === "https:" ? 443 : 80;
@@ -59,14 +75,14 @@ export function checkWebhookUrlSyntax(raw: string, settings: Pick<UrlPolicySetti
   } catch {
     return refused("must be an absolute https URL");
   }
-  const httpAllowed = settings.allowLoopback && url.protocol === "http:";
-  if (url.protocol !== "https:" && !httpAllowed) {
+  const allowLoopback = loopbackAllowance(raw, url, settings);
+  if (url.protocol !== "https:" && !(allowLoopback && url.protocol === "http:")) {
     return refused(settings.allowLoopback ? "must use https (http is accepted only for loopback addresses here)" : "must use https");
   }
   if (url.username !== "" || url.password !== "") return refused("must not contain a user name or password");
   if (url.hostname === "") return refused("must be an absolute https URL");
   // With the loopback allowance the port is judged once the destination is known (./checkWebhookUrl).
-  if (!settings.allowLoopback && !ALLOWED_WEBHOOK_PORTS.includes(portOf(url))) return refused(PORT_REASON);
+  if (!allowLoopback && !ALLOWED_WEBHOOK_PORTS.includes(portOf(url))) return refused(PORT_REASON);
   url.hash = "";
   return { ok: true, url: url.href };
 }
@@ -121,8 +137,9 @@ export async function checkWebhookUrl(raw: string, settings: UrlPolicySettings):
   const syntax = checkWebhookUrlSyntax(raw, settings);
   if (!syntax.ok) return syntax;
   const url = new URL(syntax.url);
-  const destination = await destinationOf(url.hostname, settings);
-  return destination.ok ? judge(url, destination, settings) : destination;
+  const effective = { ...settings, allowLoopback: loopbackAllowance(raw, url, settings) };
+  const destination = await destinationOf(url.hostname, effective);
+  return destination.ok ? judge(url, destination, effective) : destination;
 }
 
 /** An address in one spelling, so two answers can be compared. */
@@ -143,14 +160,15 @@ export async function checkWebhookUrlForDelivery(raw: string, settings: UrlPolic
   const syntax = checkWebhookUrlSyntax(raw, settings);
   if (!syntax.ok) return syntax;
   const url = new URL(syntax.url);
-  const first = await destinationOf(url.hostname, settings);
+  const effective = { ...settings, allowLoopback: loopbackAllowance(raw, url, settings) };
+  const first = await destinationOf(url.hostname, effective);
   if (!first.ok) return first;
-  const verdict = judge(url, first, settings);
+  const verdict = judge(url, first, effective);
   if (!verdict.ok || first.resolved === null) return verdict;
-  const second = await destinationOf(url.hostname, settings);
+  const second = await destinationOf(url.hostname, effective);
   if (!second.ok) return second;
   if (second.resolved === null || !sameAddresses(first.resolved, second.resolved)) {
     return refused("its host name resolved to different addresses in two consecutive look-ups");
   }
-  return judge(url, second, settings);
+  return judge(url, second, effective);
 }

@@ -82,6 +82,28 @@ describe("ports", () => {
     // Loopback outside local development is refused whatever the port.
     expect(await checkWebhookUrl("https://127.0.0.1/hook", production)).toMatchObject({ ok: false });
   });
+
+  it("in local development only localhost, 127.0.0.1 and [::1] as written are allowed: other ways to reach loopback stay refused", async () => {
+    zone["loopback.example"] = [{ addresses: ["127.0.0.1"], ttl: 300 }];
+    for (const url of ["http://localhost:9999/hook", "http://LOCALHOST/hook", "http://127.0.0.1/hook", "http://[::1]:9999/hook"]) {
+      expect(await checkWebhookUrl(url, development), url).toMatchObject({ ok: true });
+    }
+    for (const url of [
+      "https://2130706433/hook",
+      "https://127.1/hook",
+      "https://0x7f.0.0.1:9999/hook",
+      "https://127.0.0.2/hook",
+      "https://[::ffff:127.0.0.1]/hook",
+      "https://[::ffff:0:7f00:1]/hook",
+      "https://[64:ff9b::7f00:1]/hook",
+      "https://[0:0:0:0:0:0:0:1]/hook",
+      "https://loopback.example/hook",
+    ]) {
+      expect(await checkWebhookUrl(url, development), url).toMatchObject({ ok: false });
+    }
+    // Written another way, loopback gets neither plain http nor another port.
+    expect(await checkWebhookUrl("http://2130706433:9999/hook", development)).toMatchObject({ ok: false });
+  });
 });
 
 describe("other spellings of an address", () => {
