@@ -8,7 +8,7 @@ import { UnauthorizedError } from "../errors";
 import { isoTimestamp } from "../util/time";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
-import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
+import { API_KEY_SECURITY, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
 
 const AccountStatusSchema = z
   .object({
@@ -58,6 +58,7 @@ const route = createRoute({
     },
     401: errorResponse("API key missing, invalid or revoked"),
     429: errorResponse("Per-key rate limit (see Retry-After)"),
+    ...LIMITER_UNAVAILABLE_RESPONSE,
   },
 });
 

@@ -23,7 +23,7 @@ import type { AppEnv } from "./app-env";
 import { BODY_CAPS, payloadTooLargeDetail } from "./body-limit";
 import { requireJsonContentType } from "./json-body";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
-import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, errorResponse } from "./openapi-errors";
+import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
 import { CREDITS_REMAINING_HEADER } from "./scrape-query";
 
@@ -137,6 +137,7 @@ const statusRoute = createRoute({
     401: errorResponse("API key missing, invalid or revoked"),
     404: errorResponse("Unknown, expired or another account's batch"),
     429: errorResponse("Per-key rate limit (see Retry-After)"),
+    ...LIMITER_UNAVAILABLE_RESPONSE,
   },
 });
 

@@ -15,7 +15,7 @@ import { SCRAPER_IDS } from "../scrapers/registry";
 import { isoTimestamp } from "../util/time";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
-import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
+import { API_KEY_SECURITY, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
 
 export const JOB_NOT_FOUND_DETAIL = "Job not found. It may have expired (jobs are retained for 24 hours) or the ID is invalid.";
 export const INVALID_CURSOR_DETAIL = "cursor: is not a cursor returned by GET /jobs";
@@ -117,6 +117,7 @@ const listRoute = createRoute({
     400: errorResponse("Invalid filter, limit or cursor"),
     401: errorResponse("API key missing, invalid or revoked"),
     429: errorResponse("Per-key rate limit (see Retry-After)"),
+    ...LIMITER_UNAVAILABLE_RESPONSE,
   },
 });
 

@@ -34,5 +34,12 @@ export const SCRAPE_ERROR_RESPONSES = {
 
 export { errorResponse };
 
+/** Every key-authenticated route: the rate limiter is asked first, and when it cannot be reached nothing is admitted. */
+export const LIMITER_UNAVAILABLE_RESPONSE = {
+  503: errorResponse(
+    "The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After",
+  ),
+} as const;
+
 /** Either way of passing the key satisfies the API (spec §5). */
 export const API_KEY_SECURITY: Array<Record<string, string[]>> = [{ ApiKeyHeader: [] }, { ApiKeyQuery: [] }];

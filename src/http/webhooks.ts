@@ -19,7 +19,7 @@ import { ACCOUNT_NOT_FOUND_DETAIL } from "./admin";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
 import { strictBody } from "./json-body";
-import { API_KEY_SECURITY, errorResponse } from "./openapi-errors";
+import { API_KEY_SECURITY, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
 import { requireManageScope } from "./require-scope";
 
 const DEFAULT_DELIVERIES = 50;
@@ -189,6 +189,7 @@ const KEY_HOLDER: Audience = {
     401: errorResponse("API key missing, invalid or revoked"),
     403: errorResponse("The key's scope is `scrape`: webhook settings need a key with the scope `manage` (`insufficient_scope`)"),
     429: errorResponse("Per-key rate limit (see Retry-After)"),
+    ...LIMITER_UNAVAILABLE_RESPONSE,
   },
   async accountOf(c) {
     return c.get("apiKey").accountId;
@@ -247,8 +248,7 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       path: audience.prefix,
       operationId: `remove${audience.operationNoun}`,
       summary: `Remove ${whose} webhook endpoint`,
-      description:
-        "Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept." + audience.accessNote,
+      description: `Jobs that end from now on are not delivered (except to a batch's own \`webhook_url\`). The secret is kept.${audience.accessNote}`,
       request: { ...params, ...query },
       responses: { ...endpointResponse, ...audience.errors },
     }),
@@ -262,8 +262,7 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       path: `${audience.prefix}/rotate-secret`,
       operationId: `rotate${audience.operationNoun}Secret`,
       summary: `Replace ${whose} webhook signing secret`,
-      description:
-        "Takes effect at once: every later delivery attempt, retries included, is signed with the new secret." + audience.accessNote,
+      description: `Takes effect at once: every later delivery attempt, retries included, is signed with the new secret.${audience.accessNote}`,
       request: { ...params, ...query },
       responses: { ...endpointResponse, ...audience.errors },
     }),

@@ -601,7 +601,7 @@ export const getAdminAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Set the account's webhook endpoint
  *
- * https only; a URL that is or resolves to a private, loopback or link-local address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept.
+ * https only, on port 443 or 8443; a URL that is or resolves to a private, loopback, link-local or reserved address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept.
  */
 export const setAdminAccountWebhook = <ThrowOnError extends boolean = false>(
   options: Options<SetAdminAccountWebhookData, ThrowOnError>,
@@ -689,7 +689,7 @@ export const getAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Set your account's webhook endpoint
  *
- * https only; a URL that is or resolves to a private, loopback or link-local address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
+ * https only, on port 443 or 8443; a URL that is or resolves to a private, loopback, link-local or reserved address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const setAccountWebhook = <ThrowOnError extends boolean = false>(
   options: Options<SetAccountWebhookData, ThrowOnError>,

@@ -547,7 +547,7 @@ export type BatchRequest = {
    */
   items: Array<BatchItem>;
   /**
-   * Where each job's final status is delivered (Standard Webhooks, signed with the account's secret), instead of the account's endpoint. https only, and it must not resolve to a private, loopback or link-local address.
+   * Where each job's final status is delivered (Standard Webhooks, signed with the account's secret), instead of the account's endpoint. https only, on port 443 or 8443, and it must not resolve to a private, loopback, link-local or reserved address.
    */
   webhook_url?: string;
 };
@@ -602,7 +602,7 @@ export type WebhookEndpoint = {
 
 export type SetWebhookUrl = {
   /**
-   * https, not resolving to a private, loopback or link-local address
+   * https on port 443 or 8443, not resolving to a private, loopback, link-local or reserved address
    */
   url: string;
 };
@@ -621,11 +621,17 @@ export type WebhookDelivery = {
    */
   status: "pending" | "delivered" | "failed";
   attempts: number;
+  /**
+   * When the last attempt started
+   */
   last_attempt_at: string | null;
   /**
    * The receiver's HTTP status at the last attempt
    */
   last_status_code: number | null;
+  /**
+   * `HTTP <status>` when the receiver answered with a non-2xx status; `undeliverable` when no HTTP answer was obtained (refused, unreachable, timed out, or the URL failed its check at delivery time: which one is not said, so the log cannot probe addresses); null after a success
+   */
   last_error: string | null;
   next_attempt_at: string | null;
   created_at: string;
@@ -2481,6 +2487,10 @@ export type ListJobsErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type ListJobsError = ListJobsErrors[keyof ListJobsErrors];
@@ -2589,6 +2599,10 @@ export type GetBatchErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type GetBatchError = GetBatchErrors[keyof GetBatchErrors];
@@ -2803,6 +2817,10 @@ export type RemoveAccountWebhookErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type RemoveAccountWebhookError = RemoveAccountWebhookErrors[keyof RemoveAccountWebhookErrors];
@@ -2841,6 +2859,10 @@ export type GetAccountWebhookErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type GetAccountWebhookError = GetAccountWebhookErrors[keyof GetAccountWebhookErrors];
@@ -2883,6 +2905,10 @@ export type SetAccountWebhookErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type SetAccountWebhookError = SetAccountWebhookErrors[keyof SetAccountWebhookErrors];
@@ -2921,6 +2947,10 @@ export type RotateAccountWebhookSecretErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type RotateAccountWebhookSecretError = RotateAccountWebhookSecretErrors[keyof RotateAccountWebhookSecretErrors];
@@ -2967,6 +2997,10 @@ export type ListAccountWebhookDeliveriesErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type ListAccountWebhookDeliveriesError = ListAccountWebhookDeliveriesErrors[keyof ListAccountWebhookDeliveriesErrors];
@@ -3771,6 +3805,10 @@ export type GetAccountErrors = {
    * Per-key rate limit (see Retry-After)
    */
   429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
 };
 
 export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
