@@ -21,6 +21,19 @@ function InFlight({ label, usage, note }: { label: string; usage: { limit: numbe
   );
 }
 
+/** The refunded-time budget in words: how much of it the last hour used, and what happens (or happened) past it. */
+function RefundedTime({ time }: { time: AccountLimitsView["refunded_browser_time"] }) {
+  return (
+    <p class="hint" data-testid="limit-refunded-browser-time">
+      Refunded scrapes (time-outs, disconnects, failures) held browsers for {formatNumber(time.seconds_last_hour)} s in the last hour, of{" "}
+      {formatNumber(time.seconds_per_hour)} s allowed.{" "}
+      {time.concurrency_reduced
+        ? "Past that, the bounds above are a quarter of your limits until those refunds leave the hour."
+        : "Past that, the bounds above drop to a quarter until those refunds leave the hour."}
+    </p>
+  );
+}
+
 function hasOwnLimits(limits: AccountLimitsView): boolean {
   return Object.values(limits.account_overrides).some((value) => value !== null);
 }
@@ -40,6 +53,7 @@ export function LimitsCard({ limits }: { limits: AccountLimitsView }) {
         />
         <InFlight label="Running jobs" usage={limits.running_jobs} note="Your other jobs wait their turn; none is refused." />
       </ul>
+      <RefundedTime time={limits.refunded_browser_time} />
       <p class="hint" data-testid="limit-requests-per-minute">
         {formatNumber(limits.requests_per_minute.per_key)} requests a minute per key, {formatNumber(limits.requests_per_minute.per_account)}{" "}
         for all your keys together (beyond that, HTTP 429 with Retry-After; polling a job does not count) · up to{" "}

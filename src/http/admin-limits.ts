@@ -1,7 +1,8 @@
 /**
  * `GET /admin/accounts/{account_id}/limits`: what an account may have in flight and send a minute, and what it has now;
  * `PATCH` sets the account's own values (docs/limits.md). A value set here replaces the service's default for this
- * account only; `null` puts it back to the default. New request rates apply from the account's next request.
+ * account only; `null` puts it back to the default. New request rates apply from the account's next request; the
+ * refunded-time budget and the bound in flight from its next slot (both are read in the statement that takes it).
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getAccount } from "../accounts/accounts";
@@ -9,6 +10,7 @@ import { requireAdminToken } from "../auth/admin-token";
 import { InvalidParameterError, NotFoundError } from "../errors";
 import { CONCURRENT_REQUESTS_RANGE, REQUESTS_PER_MINUTE_RANGE } from "../limits/account-limits";
 import { type AccountLimitOverrides, effectiveAccountLimits, writeAccountOverrides } from "../limits/account-overrides";
+import { REFUNDED_BROWSER_SECONDS_RANGE } from "../limits/capacity-rules";
 import { accountLimitsView } from "../limits/limits-view";
 import { pushRequestRates } from "../limits/request-rate-limiter";
 import type { AppEnv } from "./app-env";
@@ -25,11 +27,31 @@ export const AccountLimitsSchema = z
     requests_per_minute: z
       .object({ per_key: z.number().int(), per_account: z.number().int() })
       .openapi({ description: "Requests a minute per API key and for all keys together; beyond → 429 with Retry-After" }),
+    refunded_browser_time: z
+      .object({
+        seconds_per_hour: z
+          .number()
+          .int()
+          .openapi({ description: "The budget that applies to this account (its own value, else the default)" }),
+        seconds_last_hour: z
+          .number()
+          .int()
+          .openapi({ description: "Browser seconds held by the account's refunded scrapes and job attempts in the last hour" }),
+        concurrency_reduced: z.boolean().openapi({
+          description:
+            "True while seconds_last_hour is past seconds_per_hour: both bounds in flight above are then a quarter of the account's limits",
+        }),
+      })
+      .openapi({
+        description:
+          "Refunded time-outs, disconnects and failures are free to the account; past this budget its concurrency drops to a quarter (at least 1)",
+      }),
     account_overrides: z
       .object({
         key_requests_per_minute: override("Set for this account; null = the service's default"),
         account_requests_per_minute: override("Set for this account; null = the service's default"),
         concurrent_requests: override("Set for this account; null = the service's default"),
+        refunded_browser_seconds_per_hour: override("Set for this account; null = the service's default"),
       })
       .openapi({ description: "The values the operator set for this account (the effective ones are above)" }),
     api_keys: z.object({ max_active: z.number().int(), max_created_per_day: z.number().int() }),
@@ -50,6 +72,9 @@ export const AccountLimitsChangeSchema = strictBody({
   key_requests_per_minute: settable(REQUESTS_PER_MINUTE_RANGE).openapi({ description: "Requests a minute per API key of the account" }),
   account_requests_per_minute: settable(REQUESTS_PER_MINUTE_RANGE).openapi({ description: "Requests a minute of all its keys together" }),
   concurrent_requests: settable(CONCURRENT_REQUESTS_RANGE).openapi({ description: "Synchronous scrapes running at once" }),
+  refunded_browser_seconds_per_hour: settable(REFUNDED_BROWSER_SECONDS_RANGE).openapi({
+    description: "Refunded browser seconds the account may have in the last hour before its concurrency drops to a quarter",
+  }),
 }).openapi("AccountLimitsChange");
 
 const AccountLimitsResponse = z.object({ account_id: z.string(), limits: AccountLimitsSchema }).openapi("AccountLimitsResponse");
@@ -75,7 +100,8 @@ const changeRoute = createRoute({
   path: "/admin/accounts/{account_id}/limits",
   summary: "Set an account's own limits",
   description:
-    "Sets requests a minute per key and per account and synchronous requests in flight for this account. Fields left out keep " +
+    "Sets requests a minute per key and per account, synchronous requests in flight and the refunded browser time allowed an " +
+    "hour (past it, the account's concurrency drops to a quarter) for this account. Fields left out keep " +
     "their value; `null` puts one back to the service's default. Applies from the account's next request.",
   request: { params: AccountIdParam, body: { required: true, content: { "application/json": { schema: AccountLimitsChangeSchema } } } },
   responses: {
@@ -105,9 +131,11 @@ export function registerAdminLimitRoutes(app: OpenAPIHono<AppEnv>): void {
     if (body.key_requests_per_minute !== undefined) change.keyRequestsPerMinute = body.key_requests_per_minute;
     if (body.account_requests_per_minute !== undefined) change.accountRequestsPerMinute = body.account_requests_per_minute;
     if (body.concurrent_requests !== undefined) change.concurrentRequests = body.concurrent_requests;
+    if (body.refunded_browser_seconds_per_hour !== undefined) change.refundedBrowserSecondsPerHour = body.refunded_browser_seconds_per_hour;
     if (Object.keys(change).length === 0) {
       throw new InvalidParameterError(
-        "Request body: set at least one of key_requests_per_minute, account_requests_per_minute, concurrent_requests.",
+        "Request body: set at least one of key_requests_per_minute, account_requests_per_minute, concurrent_requests, " +
+          "refunded_browser_seconds_per_hour.",
       );
     }
     await writeAccountOverrides(c.env.DB, accountId, change);

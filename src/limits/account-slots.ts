@@ -28,8 +28,9 @@ export interface SlotRequest {
   /** The job whose attempt this is (kind `job`). */
   jobId?: string;
   /**
-   * Refunded browser seconds the account may have in the last hour; past them `limit` (or the operator's value) drops
-   * to a quarter, at least 1 (src/limits/refunded-browser-time.ts). The service's default when not given.
+   * Refunded browser seconds an account may have in the last hour; past them `limit` (or the operator's value) drops
+   * to a quarter, at least 1 (src/limits/refunded-browser-time.ts). The service's default (the built-in one when not
+   * given); an operator's per-account value (`refunded_browser_seconds_per_hour`) takes its place.
    */
   refundedSecondsPerHour?: number;
 }
@@ -50,6 +51,8 @@ export type SlotOutcome =
       normalLimit: number;
       /** The account's refunded browser seconds of the last hour. */
       refundedSeconds: number;
+      /** The refunded-time budget that applied: the operator's value for the account, else the default. */
+      refundedSecondsPerHour: number;
       reducedForRefundedTime: boolean;
       retryAfterSeconds: number;
     };
@@ -61,13 +64,18 @@ function normalLimit(account: string, kind: string, fallback: string): string {
   return `COALESCE((SELECT concurrent_requests FROM account_request_limits WHERE account_id = ${account} AND ${kind} = 'request'), ${fallback})`;
 }
 
+/** SQL for the account's refunded-time budget (the operator's value, else the default); arguments name placeholders. */
+function refundedBudget(account: string, fallback: string): string {
+  return `COALESCE((SELECT refunded_browser_seconds_per_hour FROM account_request_limits WHERE account_id = ${account}), ${fallback})`;
+}
+
 /**
  * SQL for the limit that applies now, read in the same statement as the count: the account's own limit, or
  * `reducedConcurrency` of it (a quarter, at least 1) while its refunded browser time of the last hour is past the budget.
  */
-function effectiveLimit(account: string, kind: string, fallback: string, threshold: string, firstBucket: string): string {
+function effectiveLimit(account: string, kind: string, fallback: string, budgetFallback: string, firstBucket: string): string {
   const normal = normalLimit(account, kind, fallback);
-  return `CASE WHEN ${refundedSecondsSql(account, firstBucket)} > ${threshold}
+  return `CASE WHEN ${refundedSecondsSql(account, firstBucket)} > ${refundedBudget(account, budgetFallback)}
     THEN MAX(1, CAST(${normal} / ${REDUCED_CONCURRENCY_DIVISOR} AS INTEGER)) ELSE ${normal} END`;
 }
 
@@ -75,7 +83,7 @@ function effectiveLimit(account: string, kind: string, fallback: string, thresho
 export async function takeAccountSlot(db: D1Database, request: SlotRequest, now = Date.now()): Promise<SlotOutcome> {
   const slotId = crypto.randomUUID();
   const firstBucket = firstBucketOfHour(now);
-  const refundedBudget = request.refundedSecondsPerHour ?? DEFAULT_REFUNDED_BROWSER_SECONDS_PER_HOUR;
+  const defaultBudget = request.refundedSecondsPerHour ?? DEFAULT_REFUNDED_BROWSER_SECONDS_PER_HOUR;
   const [, inserted] = await db.batch([
     // Housekeeping of this account's rows that neither run nor count towards its recent share any more.
     db
@@ -95,7 +103,7 @@ export async function takeAccountSlot(db: D1Database, request: SlotRequest, now 
         now,
         now + request.ttlMs,
         request.limit,
-        refundedBudget,
+        defaultBudget,
         firstBucket,
       ),
   ]);
@@ -103,16 +111,17 @@ export async function takeAccountSlot(db: D1Database, request: SlotRequest, now 
   const usage = await db
     .prepare(
       `SELECT COUNT(*) AS in_use, MIN(expires_at) AS first_expiry, ${normalLimit("?1", "?2", "?4")} AS normal_limit,
-         ${refundedSecondsSql("?1", "?5")} AS refunded_seconds
+         ${refundedSecondsSql("?1", "?5")} AS refunded_seconds, ${refundedBudget("?1", "?6")} AS refunded_budget
        FROM account_slots WHERE account_id = ?1 AND kind = ?2 AND released_at IS NULL AND expires_at > ?3`,
     )
-    .bind(request.accountId, request.kind, now, request.limit, firstBucket)
-    .first<{ in_use: number; first_expiry: number | null; normal_limit: number; refunded_seconds: number }>();
+    .bind(request.accountId, request.kind, now, request.limit, firstBucket, defaultBudget)
+    .first<{ in_use: number; first_expiry: number | null; normal_limit: number; refunded_seconds: number; refunded_budget: number }>();
   // Slots usually come back long before they lapse; the hint is a few seconds, never more than the lapse.
   const lapseSeconds = usage?.first_expiry == null ? 1 : Math.ceil((usage.first_expiry - now) / 1000);
   const normal = usage?.normal_limit ?? request.limit;
   const refundedSeconds = usage?.refunded_seconds ?? 0;
-  const reduced = refundedSeconds > refundedBudget;
+  const budget = usage?.refunded_budget ?? defaultBudget;
+  const reduced = refundedSeconds > budget;
   const limit = reduced ? reducedConcurrency(normal) : normal;
   return {
     taken: false,
@@ -120,6 +129,7 @@ export async function takeAccountSlot(db: D1Database, request: SlotRequest, now 
     limit,
     normalLimit: normal,
     refundedSeconds,
+    refundedSecondsPerHour: budget,
     reducedForRefundedTime: reduced,
     retryAfterSeconds: Math.max(1, Math.min(5, lapseSeconds)),
   };

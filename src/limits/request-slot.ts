@@ -40,7 +40,7 @@ export async function holdRequestSlot(env: Env, accountId: string, timeoutSecond
   });
   if (!outcome.taken) {
     const detail = outcome.reducedForRefundedTime
-      ? reducedForRefundedTimeDetail(outcome.limit, outcome.normalLimit, limits.refundedBrowserSecondsPerHour)
+      ? reducedForRefundedTimeDetail(outcome.limit, outcome.normalLimit, outcome.refundedSecondsPerHour)
       : tooManyRequestsInFlightDetail(outcome.limit);
     throw new TooManyRequestsError(detail, outcome.retryAfterSeconds, "concurrency_limit");
   }

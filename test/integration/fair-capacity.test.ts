@@ -16,11 +16,12 @@ import { RECOVERY_BATCH_LIMIT, recoverJobs } from "../../src/jobs/recovery";
 import { accountLimits } from "../../src/limits/account-limits";
 import { type Slot, takeAccountSlot } from "../../src/limits/account-slots";
 import { MAX_TURNS_GIVEN_AWAY } from "../../src/limits/job-turns";
-import { accountLimitsView } from "../../src/limits/limits-view";
+import { type AccountLimitsView, accountLimitsView } from "../../src/limits/limits-view";
 import { refundedBrowserSeconds } from "../../src/limits/refunded-browser-time";
 import { RequestRateLimiter } from "../../src/limits/request-rate-limiter";
-import { adminJson, seedCachedGrokAnswer } from "./account-helpers";
+import { adminApi, adminJson, seedCachedGrokAnswer } from "./account-helpers";
 import { createUnqueuedJob, jobView, waitForTerminal } from "./async-helpers";
+import { signedInVisitor } from "./dashboard-visitor";
 import { BASE, type TestAccount, api, balanceOf, createTestAccount, query } from "./helpers";
 
 afterEach(() => {
@@ -110,6 +111,101 @@ describe("refunded browser time is budgeted per account", () => {
     expect((await jobView(jobId)).status).toBe("failed");
     expect(await balanceOf(account.accountId)).toBe(9);
     expect(await refundedBrowserSeconds(env.DB, account.accountId)).toBe(1);
+  });
+});
+
+describe("the operator sets an account's refunded-time budget", () => {
+  type LimitsResponse = { account_id: string; limits: AccountLimitsView };
+  const limitsPath = (account: TestAccount) => `/admin/accounts/${account.accountId}/limits`;
+  const setBudget = (account: TestAccount, seconds: number | null) =>
+    adminJson<LimitsResponse>(limitsPath(account), { method: "PATCH", body: { refunded_browser_seconds_per_hour: seconds } });
+
+  it("an override of 2 s reduces that account's concurrency after three refunded scrapes; another account on the default keeps its bounds; null restores the default", async () => {
+    // Every browser scrape in Iceland fails at once (no launch allowed) and is refunded: a stand-in for time-outs.
+    await adminJson("/admin/pools/IS/config", { method: "POST", body: { launches_per_minute: 0 } });
+    const limited = await createTestAccount(30);
+    const other = await createTestAccount(30);
+
+    const set = await setBudget(limited, 2);
+    expect(set.limits.account_overrides.refunded_browser_seconds_per_hour).toBe(2);
+    expect(set.limits.refunded_browser_time).toEqual({ seconds_per_hour: 2, seconds_last_hour: 0, concurrency_reduced: false });
+
+    // Both accounts have three refunded scrapes (3 s): past the limited account's 2 s, far within the default 1800 s.
+    for (const account of [limited, other]) {
+      for (let index = 0; index < 3; index += 1) {
+        const refused = await api(browserScrapePath("IS", `refunded ${index}`), { apiKey: account.apiKey });
+        expect((await errorOf(refused)).code).toBe("pool_warming_up");
+      }
+      expect(await refundedBrowserSeconds(env.DB, account.accountId)).toBe(3);
+      // Two scrapes running: a quarter of 8.
+      await holdRequestSlot(account);
+      await holdRequestSlot(account);
+    }
+
+    const reduced = await api(browserScrapePath("IS", "third in flight"), { apiKey: limited.apiKey });
+    expect(reduced.status).toBe(429);
+    const body = await errorOf(reduced);
+    expect(body.code).toBe("concurrency_limit");
+    expect(body.detail).toMatch(/at most 2 synchronous scrapes run at once \(normally 8\)/);
+    expect(body.detail).toMatch(/for more than 2 seconds in the last hour/);
+    const unaffected = await api(browserScrapePath("IS", "other account"), { apiKey: other.apiKey });
+    expect((await errorOf(unaffected)).code).toBe("pool_warming_up");
+
+    // Job attempts too: the limited account's running jobs drop from 2 to 1, the other account's do not.
+    const jobSlot = (account: TestAccount) =>
+      takeAccountSlot(env.DB, { accountId: account.accountId, kind: "job", limit: 2, ttlMs: 120_000, jobId: crypto.randomUUID() });
+    expect((await jobSlot(limited)).taken).toBe(true);
+    expect(await jobSlot(limited)).toMatchObject({
+      taken: false,
+      limit: 1,
+      normalLimit: 2,
+      reducedForRefundedTime: true,
+      refundedSecondsPerHour: 2,
+    });
+    expect((await jobSlot(other)).taken).toBe(true);
+    expect((await jobSlot(other)).taken).toBe(true);
+
+    // The operator API shows the budget, the hour's refunded seconds and the reduction.
+    const limitedView = await adminJson<LimitsResponse>(limitsPath(limited));
+    expect(limitedView.limits.refunded_browser_time).toEqual({ seconds_per_hour: 2, seconds_last_hour: 3, concurrency_reduced: true });
+    expect(limitedView.limits.concurrent_requests).toEqual({ limit: 2, in_use: 2 });
+    expect(limitedView.limits.running_jobs).toEqual({ limit: 1, in_use: 1 });
+    const otherView = await adminJson<LimitsResponse>(limitsPath(other));
+    // Its scrape that went on to the pool was refunded too: 4 s, still far within the default.
+    expect(otherView.limits.refunded_browser_time).toEqual({ seconds_per_hour: 1800, seconds_last_hour: 4, concurrency_reduced: false });
+    expect(otherView.limits.account_overrides.refunded_browser_seconds_per_hour).toBeNull();
+    expect(otherView.limits.concurrent_requests).toEqual({ limit: 8, in_use: 2 });
+
+    // The customer's dashboard says the same in words.
+    const { visitor } = await signedInVisitor(limited.accountId);
+    const overview = await (await visitor.get("/dashboard")).text();
+    expect(overview).toMatch(/data-testid="limit-refunded-browser-time">[^<]*held browsers for 3 s in the last hour, of 2 s allowed/);
+    expect(overview).toMatch(/the bounds above are a quarter of your limits/);
+    expect(overview).toMatch(/data-testid="limit-synchronous-requests">2 of 2 in use</);
+
+    // null puts the default back: the limited account's third scrape goes on to the pool again.
+    const restored = await setBudget(limited, null);
+    expect(restored.limits.account_overrides.refunded_browser_seconds_per_hour).toBeNull();
+    expect(restored.limits.refunded_browser_time).toEqual({ seconds_per_hour: 1800, seconds_last_hour: 3, concurrency_reduced: false });
+    expect(restored.limits.concurrent_requests).toEqual({ limit: 8, in_use: 2 });
+    const again = await api(browserScrapePath("IS", "third in flight again"), { apiKey: limited.apiKey });
+    expect((await errorOf(again)).code).toBe("pool_warming_up");
+    expect(await balanceOf(limited.accountId)).toBe(30);
+  });
+
+  it("invalid values are refused with 400 naming the field, and the stored value is kept", async () => {
+    const account = await createTestAccount(30);
+    await setBudget(account, 600);
+    for (const invalid of [0, -1, 1.5, "10", 2_000_000]) {
+      const response = await adminApi(limitsPath(account), { method: "PATCH", body: { refunded_browser_seconds_per_hour: invalid } });
+      expect(response.status, `value ${JSON.stringify(invalid)}`).toBe(400);
+      const body = await errorOf(response);
+      expect(body.detail).toMatch(/refunded_browser_seconds_per_hour/);
+      expect(body.detail).toMatch(/from 1 to 1000000/);
+    }
+    const view = await adminJson<LimitsResponse>(limitsPath(account));
+    expect(view.limits.account_overrides.refunded_browser_seconds_per_hour).toBe(600);
+    expect(view.limits.refunded_browser_time.seconds_per_hour).toBe(600);
   });
 });
 

@@ -354,7 +354,13 @@ describe("the limits are visible (2)", () => {
         concurrent_requests: { limit: 8, in_use: 1 },
         running_jobs: { limit: 2, in_use: 0 },
         requests_per_minute: { per_key: 600, per_account: 1200 },
-        account_overrides: { key_requests_per_minute: null, account_requests_per_minute: null, concurrent_requests: null },
+        refunded_browser_time: { seconds_per_hour: 1800, seconds_last_hour: 0, concurrency_reduced: false },
+        account_overrides: {
+          key_requests_per_minute: null,
+          account_requests_per_minute: null,
+          concurrent_requests: null,
+          refunded_browser_seconds_per_hour: null,
+        },
         api_keys: { max_active: 25, max_created_per_day: MAX_KEYS_CREATED_PER_DAY },
       },
     });

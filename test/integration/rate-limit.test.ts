@@ -43,6 +43,7 @@ describe("per-key rate limit", () => {
       key_requests_per_minute: 6,
       account_requests_per_minute: null,
       concurrent_requests: null,
+      refunded_browser_seconds_per_hour: null,
     });
 
     const { passed, refusal } = await exhaust(key.api_key, 20);

@@ -834,7 +834,7 @@ export const getAdminAccountLimits = <ThrowOnError extends boolean = false>(
 /**
  * Set an account's own limits
  *
- * Sets requests a minute per key and per account and synchronous requests in flight for this account. Fields left out keep their value; `null` puts one back to the service's default. Applies from the account's next request.
+ * Sets requests a minute per key and per account, synchronous requests in flight and the refunded browser time allowed an hour (past it, the account's concurrency drops to a quarter) for this account. Fields left out keep their value; `null` puts one back to the service's default. Applies from the account's next request.
  */
 export const updateAdminAccountLimits = <ThrowOnError extends boolean = false>(
   options: Options<UpdateAdminAccountLimitsData, ThrowOnError>,

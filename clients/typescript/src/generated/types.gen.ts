@@ -751,6 +751,23 @@ export type AccountLimits = {
     per_account: number;
   };
   /**
+   * Refunded time-outs, disconnects and failures are free to the account; past this budget its concurrency drops to a quarter (at least 1)
+   */
+  refunded_browser_time: {
+    /**
+     * The budget that applies to this account (its own value, else the default)
+     */
+    seconds_per_hour: number;
+    /**
+     * Browser seconds held by the account's refunded scrapes and job attempts in the last hour
+     */
+    seconds_last_hour: number;
+    /**
+     * True while seconds_last_hour is past seconds_per_hour: both bounds in flight above are then a quarter of the account's limits
+     */
+    concurrency_reduced: boolean;
+  };
+  /**
    * The values the operator set for this account (the effective ones are above)
    */
   account_overrides: {
@@ -766,6 +783,10 @@ export type AccountLimits = {
      * Set for this account; null = the service's default
      */
     concurrent_requests: number | null;
+    /**
+     * Set for this account; null = the service's default
+     */
+    refunded_browser_seconds_per_hour: number | null;
   };
   api_keys: {
     max_active: number;
@@ -786,6 +807,10 @@ export type AccountLimitsChange = {
    * Synchronous scrapes running at once
    */
   concurrent_requests?: number | null;
+  /**
+   * Refunded browser seconds the account may have in the last hour before its concurrency drops to a quarter
+   */
+  refunded_browser_seconds_per_hour?: number | null;
 };
 
 export type ProviderHealth = {
