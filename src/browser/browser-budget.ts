@@ -12,9 +12,8 @@
  * closed.
  */
 import { DurableObject } from "cloudflare:workers";
-import { browserPoolStub } from "./browser-pool";
 import { globalMaxSessions } from "./pool-config";
-import type { BudgetReservation, BudgetStats } from "./pool-types";
+import type { BudgetReservation, BudgetStats, IdleSessionRetirer } from "./pool-types";
 
 interface BudgetSession {
   country: string;
@@ -75,7 +74,7 @@ export class BrowserBudget extends DurableObject<Env> {
     if (this.inUse() < this.maxSessions()) return this.grant(country);
     // Evict where the most sessions are first: that country has the most to spare.
     for (const victimCountry of this.countriesByLoad()) {
-      const retired = await browserPoolStub(this.env, victimCountry)
+      const retired = await countryPool(this.env, victimCountry)
         .retireIdleSession()
         .catch((error: unknown) => {
           console.error(`The ${victimCountry} pool could not retire an idle session`, error);
@@ -141,6 +140,11 @@ export class BrowserBudget extends DurableObject<Env> {
     for (const session of this.sessions.values()) counts.set(session.country, (counts.get(session.country) ?? 0) + 1);
     return [...counts.entries()].sort((left, right) => right[1] - left[1]).map(([country]) => country);
   }
+}
+
+/** The pool of `country` (one BrowserPool object per country, named by it: see browserPoolStub), as the budget uses it. */
+function countryPool(env: Env, country: string): IdleSessionRetirer {
+  return env.BROWSER_POOL.get(env.BROWSER_POOL.idFromName(country));
 }
 
 export function browserBudgetStub(env: Env): DurableObjectStub<BrowserBudget> {

@@ -23,7 +23,7 @@ import { BUDGET_UNREACHABLE_RETRY_SECONDS, browserBudgetStub } from "./browser-b
 import { devtoolsBinding } from "./devtools-binding";
 import { poolConfig, type PoolConfig } from "./pool-config";
 import { recordPoolCountry } from "./pool-directory";
-import type { AcquireFailure, AcquireRequest, AcquireResult, BudgetReservation, PoolStats } from "./pool-types";
+import type { AcquireFailure, AcquireRequest, AcquireResult, BudgetReservation, IdleSessionRetirer, PoolStats } from "./pool-types";
 import { launchOptionsFor } from "./session";
 
 interface PooledSession {
@@ -93,7 +93,7 @@ const EMPTY_COUNTERS: Counters = {
   rejectedAtCapacity: 0,
 };
 
-export class BrowserPool extends DurableObject<Env> {
+export class BrowserPool extends DurableObject<Env> implements IdleSessionRetirer {
   private config: PoolConfig;
   private sessions: Map<string, PooledSession>;
   private counters: Counters;

@@ -71,6 +71,15 @@ export interface PoolStats {
   rejected_at_capacity: number;
 }
 
+/**
+ * What the global budget asks of a country's pool when it needs room (BrowserPool implements it): retire the longest-idle
+ * session, returning its id, or null when every session there is busy. The budget reaches pools through this contract
+ * alone, so that it does not import the pool that imports it.
+ */
+export interface IdleSessionRetirer {
+  retireIdleSession(): Promise<string | null>;
+}
+
 /** The answer of the global budget to a pool that wants to launch a browser. */
 export type BudgetReservation = { ok: true; reservationId: string } | { ok: false; retryAfterSeconds: number };
 

@@ -6,7 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { ServiceError } from "../errors";
 import { type CommonParams, commonParamShape, type ProviderParamShape } from "../params/common-params";
-import type { ProviderCountries } from "../scrapers/provider";
+import type { ProviderCountries } from "../params/countries";
 import { answerDifferences } from "./compare";
 import { type CaptureFile, recordedInputsOf } from "./format";
 import type { RecordedInputs } from "./recording";

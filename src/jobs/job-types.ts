@@ -1,6 +1,6 @@
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
-import type { WebhookDeliveryState } from "../webhooks/job-delivery";
+import type { WebhookDeliveryState } from "../webhooks/delivery-state";
 
 export type JobStatus = "pending" | "done" | "failed";
 

@@ -17,7 +17,7 @@
  * - After an operator lowers a limit, a lease granted before may still be spent: at most one lease, for at most
  *   LEASE_MS, per isolate and key.
  */
-import type { RateDecision, UnspentLease } from "./request-rate-limiter";
+import type { RateDecision, UnspentLease } from "./rate-lease";
 
 /** How long an isolate may spend a lease. */
 export const LEASE_MS = 1_000;

@@ -19,6 +19,7 @@ import { applyOverrides, readAccountOverrides } from "./account-overrides";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { CapacityUnavailableError, TooManyRequestsError } from "../errors";
 import { type Admission, RateAllowances } from "./rate-allowance";
+import type { RateDecision, UnspentLease } from "./rate-lease";
 import { giveBackRate, isIdle, rescaleRate, takeRates } from "./rate-window";
 
 export const RATE_LIMIT_DETAIL = "Rate limit exceeded. Retry after a moment.";
@@ -27,20 +28,6 @@ export const ACCOUNT_RATE_LIMIT_DETAIL = "Rate limit exceeded for this account (
 export interface RequestRates {
   perKey: number;
   perAccount: number;
-}
-
-/**
- * The answer to a lease: `granted` requests (1 or more) counted for the isolate to spend, under the limits of
- * `ratesVersion`; or a refusal with the seconds until the next request fits.
- */
-export type RateDecision =
-  | { admitted: true; granted: number; ratesVersion: number }
-  | { admitted: false; scope: "key" | "account"; retryAfterSeconds: number };
-
-/** Requests an isolate gives back: counted under `ratesVersion`, never spent. */
-export interface UnspentLease {
-  count: number;
-  ratesVersion: number;
 }
 
 /** The operator's change reaches the object at once; this bounds how stale its copy can be if that push was lost. */

@@ -4,8 +4,7 @@
  * `"<parameter>: <message>"` reads as a complete `detail`.
  */
 import { z } from "@hono/zod-openapi";
-import type { ProviderCountries } from "../scrapers/provider";
-import { ISO_COUNTRY_CODES } from "./countries";
+import { ISO_COUNTRY_CODES, type ProviderCountries } from "./countries";
 import { integerQueryParam } from "./integer-param";
 
 const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = {

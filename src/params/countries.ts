@@ -9,3 +9,12 @@ const ASSIGNED_CODES =
   "TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
 
 export const ISO_COUNTRY_CODES: ReadonlySet<string> = new Set(ASSIGNED_CODES.split(" "));
+
+/** Countries a provider refuses, or the only ones it serves (e.g. Amazon's marketplaces). */
+export interface ProviderCountries {
+  refused?: readonly string[];
+  /** When set, every other country is refused with `allowedReason`. */
+  allowed?: readonly string[];
+  /** Completes "country: XX <reason>" in the 400 detail, e.g. "has no Amazon marketplace with Rufus". */
+  allowedReason?: string;
+}

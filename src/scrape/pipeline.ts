@@ -4,58 +4,20 @@
  * entry and hosted markdown. It never branches on a provider id and knows nothing of HTTP or credits.
  */
 import { withScrapePage } from "../browser/browser-provider";
-import type { ScrapeRecorder } from "../capture-files/recording";
 import { hostedMarkdownUrl, storeHostedMarkdown, storeHostedMarkdownAfterResponse } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
 import { ClientClosedRequestError, NotFoundError, ScrapeTimeoutError, ScraperDriftError, UnexpectedResultError } from "../errors";
-import type { ScrapeParams } from "../params/common-params";
 import { applySessionToPage } from "../provider-accounts/apply-to-page";
 import { withProviderAccount } from "../provider-accounts/with-provider-account";
 import { recordDrift } from "../scrapers/drift-log";
 import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
-import { observeCustomerScrape } from "../status/traffic";
 import { coalesceScrape } from "./coalesce";
+import type { ScrapeAnswer, ScrapeRequest, ScrapeResponse } from "./scrape-request";
+import { observeCustomerScrape } from "./traffic";
 
 /** How long a timed-out scrape may take to release its page and session before the 408 is sent. */
 const CLEANUP_GRACE_MS = 3_000;
-
-export interface ScrapeRequest {
-  scraper: ScraperId;
-  /** Validated parameters of that scraper (the common ones plus its own). */
-  params: ScrapeParams;
-  /** The sync request's or the job's id; also names the hosted markdown. */
-  jobId: string;
-  /** Public origin of this API, for `markdown_url`. */
-  baseUrl: string;
-  /** When the caller's request started (ms since epoch), for `elapsed_ms`. */
-  startedAt: number;
-  /** Aborted when a synchronous caller disconnects: the scrape then stops at once (and its credits are restored). */
-  abandoned?: AbortSignal;
-  /**
-   * The account the scrape is for: its cache entries are its own, and the browser pool shares fairly between accounts.
-   * Omitted only by internal callers (tests); their scrapes neither read nor write the cache.
-   */
-  accountId?: string;
-  /** Set by the capture endpoint: the provider reports its parser's inputs here (src/capture-files/). */
-  recorder?: ScrapeRecorder;
-  /**
-   * Called right before the scrape needs a browser (never for a cache hit or a request served by an identical
-   * request's scrape); resolves to the function that ends the admission, or throws a ServiceError to refuse. Synchronous
-   * scrapes hold one of the account's request slots this way (src/limits/request-slot.ts).
-   */
-  admitBrowserWork?: () => Promise<() => Promise<void>>;
-  /**
-   * Hands over work that must finish but need not hold the answer back (the response cache entry, the status page's
-   * record of this scrape); the synchronous route passes its execution context's `waitUntil`. Without it that work is
-   * awaited before returning.
-   */
-  afterResponse?: (work: Promise<void>) => void;
-}
-
-/** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
-export type ScrapeAnswer = Record<string, unknown> & { result: string; result_markdown: string | null };
-export type ScrapeResponse = Record<string, unknown> & { job_id: string; result: string };
 
 /** The provider of `scraper` (ids come from validated routes, so a miss is a bug, not a client error). */
 export function requireProvider(scraper: ScraperId): AnyProvider {

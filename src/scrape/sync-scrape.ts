@@ -3,7 +3,8 @@ import { refundCredits } from "../credits/ledger";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { holdRequestSlot } from "../limits/request-slot";
 import { authorizeScrape } from "./authorize";
-import { runScrape, type ScrapeRequest, type ScrapeResponse } from "./pipeline";
+import { runScrape } from "./pipeline";
+import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
 
 export interface SyncScrapeOutcome {
   response: ScrapeResponse;

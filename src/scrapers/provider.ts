@@ -8,6 +8,7 @@ import type { Page } from "@cloudflare/puppeteer";
 import type { z } from "@hono/zod-openapi";
 import type { RecordedInputs, ScrapeRecorder } from "../capture-files/recording";
 import type { CommonParamShape, ProviderParamShape } from "../params/common-params";
+import type { ProviderCountries } from "../params/countries";
 
 /** The validated query parameters a provider receives: the common ones plus its own. */
 export type ProviderParams<Shape extends ProviderParamShape> = z.output<z.ZodObject<CommonParamShape & Shape>>;
@@ -44,15 +45,6 @@ export interface ProviderAccountPolicy<Params> {
    * site answers only signed-in sessions (Rufus).
    */
   readonly anonymousFallback?: boolean;
-}
-
-/** Countries a provider refuses, or the only ones it serves (e.g. Amazon's marketplaces). */
-export interface ProviderCountries {
-  refused?: readonly string[];
-  /** When set, every other country is refused with `allowedReason`. */
-  allowed?: readonly string[];
-  /** Completes "country: XX <reason>" in the 400 detail, e.g. "has no Amazon marketplace with Rufus". */
-  allowedReason?: string;
 }
 
 /** The part of every answer the pipeline relies on; a provider's answer schema extends it. */

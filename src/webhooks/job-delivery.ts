@@ -9,6 +9,7 @@
 import { toJobView } from "../jobs/job-view";
 import type { JobRecordState } from "../jobs/job-types";
 import { logDeliveryAttempt, logDeliveryCreated } from "./delivery-log";
+import type { WebhookDeliveryState } from "./delivery-state";
 import { ensureWebhookEndpoint, getWebhookEndpoint } from "./endpoints";
 import { retryDelayMs } from "./retry-policy";
 import { type AttemptOutcome, sendWebhook, UNDELIVERABLE } from "./send";
@@ -17,20 +18,6 @@ import { checkWebhookUrlForDelivery } from "./url-policy";
 
 /** How long to wait before retrying a step that failed on our side (D1 unavailable), without counting an attempt. */
 const INTERNAL_RETRY_MS = 30_000;
-
-export interface WebhookDeliveryState {
-  /** `webhook-id`: the same on every attempt of this message. */
-  webhookId: string;
-  /**
-   * `resolve`: the destination is not looked up yet; `sending`: attempts are scheduled; `delivered`; `failed`: every
-   * attempt failed (or the record expired first); `none`: the account had no endpoint and the job no batch URL.
-   */
-  phase: "resolve" | "sending" | "delivered" | "failed" | "none";
-  url: string | null;
-  attempts: number;
-  /** When the next step is due (ms since epoch), while `resolve` or `sending`. */
-  nextAt: number;
-}
 
 export function webhookIdOf(jobId: string): string {
   return `msg_${jobId.replaceAll("-", "")}`;

@@ -18,7 +18,7 @@ import type { AppEnv } from "../../http/app-env";
 import { requestBaseUrl } from "../../http/request-context";
 import { submitJob } from "../../jobs/submit";
 import type { ScrapeParams } from "../../params/common-params";
-import type { ScrapeResponse } from "../../scrape/pipeline";
+import type { ScrapeResponse } from "../../scrape/scrape-request";
 import { scrapeSynchronously } from "../../scrape/sync-scrape";
 import { isoTimestamp } from "../../util/time";
 import type { NavItem, SignedInFrame } from "../layout";

@@ -4,9 +4,9 @@
  * scrape's own result or error is returned unchanged.
  */
 import { ScrapeTimeoutError } from "../errors";
-import type { ScrapeRequest, ScrapeResponse } from "../scrape/pipeline";
-import { accountTag } from "./account-tag";
-import { recordScrapeOutcome, type ScrapeOutcome } from "./outcome-log";
+import { accountTag } from "../status/account-tag";
+import { recordScrapeOutcome, type ScrapeOutcome } from "../status/outcome-log";
+import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
 
 /**
  * A customer's time-out is evidence about the provider only when the customer allowed at least this long: the
