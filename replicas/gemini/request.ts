@@ -3,6 +3,7 @@
  * `hl`, `_reqid`, `rt=c`), the `X-Same-Domain: 1` header, and the form body `at=<token>&f.req=<[null,"<inner JSON>"]>`
  * whose inner list starts `[[<prompt>,…],[<lang>],…]`.
  */
+import { parseJsonOrUndefined } from "../../src/util/json-record";
 
 export const BUILD_LABEL_PATTERN = /^boq_assistant-bard-web-server_\d{8}\.\d{2}_p\d+$/;
 
@@ -23,14 +24,6 @@ export interface GeminiRequest {
 
 export type RequestReading = { ok: true; request: GeminiRequest } | { ok: false; reason: string };
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Validates one StreamGenerate request; `knownToken` says whether an `at` token was issued by a page of this replica. */
 export function readGeminiRequest(url: URL, headers: Headers, body: string, knownToken: (token: string) => boolean): RequestReading {
   const bl = url.searchParams.get("bl") ?? "";
@@ -48,9 +41,9 @@ export function readGeminiRequest(url: URL, headers: Headers, body: string, know
   const form = new URLSearchParams(body);
   const at = form.get("at") ?? "";
   if (!knownToken(at)) return { ok: false, reason: "at: missing or unknown token" };
-  const outer = parseJson(form.get("f.req") ?? "");
+  const outer = parseJsonOrUndefined(form.get("f.req") ?? "");
   if (!Array.isArray(outer) || typeof outer[1] !== "string") return { ok: false, reason: 'f.req: must be [null,"<inner JSON>"]' };
-  const inner = parseJson(outer[1]);
+  const inner = parseJsonOrUndefined(outer[1]);
   if (!Array.isArray(inner)) return { ok: false, reason: "f.req: inner JSON must be a list" };
   const message: unknown = Array.isArray(inner[0]) ? inner[0][0] : undefined;
   if (typeof message !== "string" || message.trim() === "") return { ok: false, reason: "f.req: [0][0] must be the prompt" };

@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { CapturedExchange } from "../scrapers/shared/capture/types";
+import { base64ToBytes, bytesToBase64 } from "../util/base64";
 import { InMemoryInputs, type CaptureRecorder } from "./recording";
 
 export const CAPTURE_FORMAT = "ai-answer-scraper/capture@1";
@@ -169,17 +170,4 @@ export function captureFileOf(
 export function recordedInputsOf(file: CaptureFile): InMemoryInputs {
   const exchanges = new Map(Object.entries(file.exchanges).map(([name, exchange]) => [name, exchangeFromFile(exchange)]));
   return new InMemoryInputs(file.origin, exchanges, new Map(Object.entries(file.snapshots)));
-}
-
-function bytesToBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function base64ToBytes(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }

@@ -6,7 +6,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono, type Context } from "hono";
 import { getAccount, type Account } from "../accounts/accounts";
-import { recentJobs, type IndexedJobWithKey } from "../accounts/jobs-index";
+import { recentJobs, type IndexedJobWithKey } from "../jobs/jobs-table";
 import { MAX_ACTIVE_KEYS, createApiKey, getApiKey, listApiKeys, revokeApiKey } from "../accounts/keys";
 import {
   consumeLoginLink,

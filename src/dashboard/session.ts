@@ -12,7 +12,8 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { ServiceError } from "../errors";
-import { base64UrlEncode, randomToken } from "../util/crypto";
+import { base64UrlToBytes, bytesToBase64Url } from "../util/base64";
+import { randomToken } from "../util/crypto";
 
 export const SESSION_COOKIE = "session";
 export const LOGIN_NONCE_COOKIE = "login_nonce";
@@ -34,16 +35,6 @@ async function hmacKey(secret: string): Promise<CryptoKey> {
   return key;
 }
 
-function base64UrlDecode(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  const padded = text.replaceAll("-", "+").replaceAll("_", "/") + "=".repeat((4 - (text.length % 4)) % 4);
-  try {
-    return Uint8Array.from(atob(padded), (char) => char.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
 export function sessionSecret(env: Env): string {
   const secret = env.SESSION_SECRET ?? "";
   if (secret.length < MIN_SECRET_LENGTH) throw new ServiceError(503, DASHBOARD_NOT_CONFIGURED_DETAIL, { code: "not_configured" });
@@ -52,12 +43,12 @@ export function sessionSecret(env: Env): string {
 
 export async function sign(secret: string, purpose: string, value: string): Promise<string> {
   const signature = await crypto.subtle.sign("HMAC", await hmacKey(secret), new TextEncoder().encode(`${purpose}:${value}`));
-  return base64UrlEncode(new Uint8Array(signature));
+  return bytesToBase64Url(new Uint8Array(signature));
 }
 
 /** `crypto.subtle.verify` compares in constant time. */
 export async function verify(secret: string, purpose: string, value: string, signature: string): Promise<boolean> {
-  const bytes = base64UrlDecode(signature);
+  const bytes = base64UrlToBytes(signature, { urlAlphabetOnly: true });
   if (bytes === null) return false;
   return crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, new TextEncoder().encode(`${purpose}:${value}`));
 }

@@ -9,7 +9,7 @@ import { InvalidParameterError, NotFoundError, ServiceError } from "../errors";
 import { MAX_BATCH_ITEMS, type BatchRequest, parseBatchRequest } from "../jobs/batch-request";
 import { findAccountBatch } from "../jobs/batch-store";
 import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
-import { batchJobStatuses } from "../jobs/job-index";
+import { batchJobStatuses } from "../jobs/jobs-table";
 import type { JobStatus } from "../jobs/job-types";
 import { submitBatch } from "../jobs/submit-batch";
 import { requireProvider } from "../scrape/pipeline";
@@ -26,9 +26,9 @@ import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
 import { CREDITS_REMAINING_HEADER } from "./scrape-query";
+import { isUuid } from "../util/uuid";
 
 export const BATCH_NOT_FOUND_DETAIL = "Batch not found. It may have expired (batches are retained for 24 hours) or the ID is invalid.";
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const ItemSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi("BatchItem", {
   description:
@@ -198,7 +198,7 @@ export function registerBatchRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(statusRoute, async (c) => {
     const batchId = c.req.valid("param").batch_id.toLowerCase();
-    const batch = UUID_PATTERN.test(batchId) ? await findAccountBatch(c.env.DB, c.get("apiKey").accountId, batchId) : null;
+    const batch = isUuid(batchId) ? await findAccountBatch(c.env.DB, c.get("apiKey").accountId, batchId) : null;
     if (batch === null) throw new NotFoundError(BATCH_NOT_FOUND_DETAIL);
     const jobs = await batchJobStatuses(c.env.DB, batch.batchId);
     const counts: Record<JobStatus, number> = { pending: 0, done: 0, failed: 0 };

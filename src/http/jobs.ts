@@ -5,10 +5,9 @@
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { integerQueryParam } from "../params/integer-param";
-import { indexedJobAccount } from "../accounts/jobs-index";
 import { InvalidParameterError, NotFoundError } from "../errors";
 import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
-import { decodeJobCursor, encodeJobCursor, listJobs } from "../jobs/job-index";
+import { decodeJobCursor, encodeJobCursor, indexedJobAccount, listJobs } from "../jobs/jobs-table";
 import { jobStub } from "../jobs/job-record";
 import { JobStatusSchema } from "../schemas/responses";
 import { SCRAPER_IDS } from "../scrapers/registry";
@@ -16,10 +15,10 @@ import { isoTimestamp } from "../util/time";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
+import { isUuid } from "../util/uuid";
 
 export const JOB_NOT_FOUND_DETAIL = "Job not found. It may have expired (jobs are retained for 24 hours) or the ID is invalid.";
 export const INVALID_CURSOR_DETAIL = "cursor: is not a cursor returned by GET /jobs";
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_PAGE_SIZE = 25;
 const MAX_PAGE_SIZE = 100;
 
@@ -124,7 +123,7 @@ const listRoute = createRoute({
 export function registerJobRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(statusRoute, async (c) => {
     const jobId = c.req.valid("param").job_id.toLowerCase();
-    if (!UUID_PATTERN.test(jobId)) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
+    if (!isUuid(jobId)) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     // Unauthenticated: an id never submitted must not wake (and so create) a Durable Object; D1 says which ids exist.
     if ((await indexedJobAccount(c.env.DB, jobId)) === null) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     const view = await jobStub(c.env, jobId).view();

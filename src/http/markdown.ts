@@ -4,6 +4,7 @@ import { readHostedMarkdown } from "../cache/hosted-markdown";
 import { NotFoundError } from "../errors";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
+import { isUuid } from "../util/uuid";
 
 const EXPIRED_DETAIL = "Markdown not found. Hosted markdown expires 24 hours after the response, or the ID is invalid.";
 /**
@@ -18,7 +19,6 @@ export const HOSTED_DOCUMENT_HEADERS = {
   "Referrer-Policy": "no-referrer",
   "Cross-Origin-Resource-Policy": "same-origin",
 } as const;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const route = createRoute({
   method: "get",
@@ -38,7 +38,7 @@ const route = createRoute({
 export function registerMarkdownRoutes(app: OpenAPIHono<AppEnv>): void {
   app.openapi(route, async (c) => {
     const jobId = c.req.valid("param").file.replace(/\.md$/, "");
-    if (!UUID_PATTERN.test(jobId)) throw new NotFoundError(EXPIRED_DETAIL);
+    if (!isUuid(jobId)) throw new NotFoundError(EXPIRED_DETAIL);
     const markdown = await readHostedMarkdown(c.env.MARKDOWN, jobId.toLowerCase());
     if (markdown === null) throw new NotFoundError(EXPIRED_DETAIL);
     return c.body(markdown, 200, {

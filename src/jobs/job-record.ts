@@ -8,7 +8,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { refundCredits } from "../credits/ledger";
 import { abandonDelivery, advanceDelivery, deliveryDueAt, startDelivery } from "../webhooks/job-delivery";
-import { recordTerminalStatus } from "./job-index";
+import { recordTerminalStatus } from "./jobs-table";
 import {
   JOB_RETENTION_MS,
   LEASE_WITHOUT_HEARTBEAT_MS,

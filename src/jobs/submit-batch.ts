@@ -13,7 +13,7 @@ import { requireProvider } from "../scrape/pipeline";
 import type { BatchRequest } from "./batch-request";
 import { acceptBatch, discardBatch, loadBatch, markBatchJobsFailed, openBatch } from "./batch-store";
 import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
-import { recordBatchJobs } from "./job-index";
+import { recordBatchJobs } from "./jobs-table";
 import { jobStub } from "./job-record";
 import type { JobMessage } from "./job-types";
 

@@ -5,7 +5,7 @@
  * step below is idempotent for a given job id, which is what lets a retry finish a submission that died half-way.
  */
 import { getAccount } from "../accounts/accounts";
-import { recordSubmittedJob } from "../accounts/jobs-index";
+import { recordSubmittedJob } from "./jobs-table";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";

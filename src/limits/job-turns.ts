@@ -17,7 +17,7 @@
  * (`earlierDeliveries`), and the handler sees them added to `attempts`, so a job still gets at most its four attempts
  * and the same back-off, however often it waited for its turn.
  */
-import { indexedJobAccount } from "../accounts/jobs-index";
+import { indexedJobAccount } from "../jobs/jobs-table";
 import { accountLimits } from "./account-limits";
 import { anotherAccountGoesFirst, giveBackAccountSlot, takeAccountSlot } from "./account-slots";
 

@@ -9,7 +9,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AuthenticatedKey } from "../auth/api-keys";
-import { indexedJobAccount } from "../accounts/jobs-index";
+import { indexedJobAccount } from "../jobs/jobs-table";
 import { InvalidParameterError, NotFoundError, toServiceError } from "../errors";
 import { JOB_NOT_FOUND_DETAIL } from "../http/jobs";
 import { describeValidationError, isCommonParams, type ScrapeParams } from "../params/common-params";
@@ -19,6 +19,7 @@ import { submitJob } from "../jobs/submit";
 import { scrapeSynchronously } from "../scrape/sync-scrape";
 import { type AnyProvider, acceptedParameterNames, querySchemaOf } from "../scrapers/registry";
 import { AS_JOB_ARGUMENT, JOB_STATUS_TOOL } from "./tool-definitions";
+import { isUuid } from "../util/uuid";
 
 /** What a tool call needs of the HTTP request that carried it. */
 export interface ToolCallContext {
@@ -31,8 +32,6 @@ export interface ToolCallContext {
   /** The request's `executionCtx.waitUntil`: work handed to it finishes after the client has gone. */
   waitUntil(work: Promise<unknown>): void;
 }
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function structuredResult(value: Record<string, unknown>, note?: string): CallToolResult {
   const content: CallToolResult["content"] = [{ type: "text", text: JSON.stringify(value) }];
@@ -149,7 +148,7 @@ async function readJobView(env: Env, jobId: string): Promise<JobView | null> {
 export async function callJobStatusTool(context: ToolCallContext, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const jobId = typeof args.job_id === "string" ? args.job_id.trim().toLowerCase() : "";
-    if (!UUID_PATTERN.test(jobId)) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
+    if (!isUuid(jobId)) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     // The D1 index before the Durable Object: an id that was never submitted wakes no object.
     if ((await indexedJobAccount(context.env.DB, jobId)) !== context.key.accountId) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     const view = await readJobView(context.env, jobId);

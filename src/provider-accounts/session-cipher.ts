@@ -5,6 +5,7 @@
  * reveals no session.
  */
 import { ServiceError } from "../errors";
+import { base64ToBytes, bytesToBase64 } from "../util/base64";
 
 /** The secret's name (`wrangler secret put PROVIDER_ACCOUNTS_KEY`; locally `.dev.vars`, written by `npm start`). */
 export const PROVIDER_ACCOUNTS_KEY = "PROVIDER_ACCOUNTS_KEY";
@@ -61,15 +62,15 @@ export class SessionCipher {
       this.key,
       new TextEncoder().encode(plaintext),
     );
-    return { ciphertext: toBase64(new Uint8Array(sealed)), iv: toBase64(iv) };
+    return { ciphertext: bytesToBase64(new Uint8Array(sealed)), iv: bytesToBase64(iv) };
   }
 
   /** The plaintext; throws when the key, the IV or the associated data do not match (or the ciphertext was altered). */
   async open(sealed: SealedSession, associatedData: string): Promise<string> {
     const plain = await crypto.subtle.decrypt(
-      { name: "AES-GCM", iv: fromBase64(sealed.iv), additionalData: new TextEncoder().encode(associatedData) },
+      { name: "AES-GCM", iv: base64ToBytes(sealed.iv), additionalData: new TextEncoder().encode(associatedData) },
       this.key,
-      fromBase64(sealed.ciphertext),
+      base64ToBytes(sealed.ciphertext),
     );
     return new TextDecoder().decode(plain);
   }
@@ -90,17 +91,4 @@ export async function sessionCipherOf(env: Env): Promise<SessionCipher | null> {
     ciphers.set(secret, cipher);
   }
   return cipher;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }

@@ -9,6 +9,7 @@
  */
 import { computeServiceStatus } from "./status-figures";
 import { type ServiceStatus, ServiceStatusSchema } from "./status-schema";
+import { parseJsonOrUndefined } from "../util/json-record";
 
 /** How stale the public figures may be; also the page's `Cache-Control: max-age`. */
 export const STATUS_MAX_AGE_MS = 30_000;
@@ -69,7 +70,7 @@ export function currentServiceStatus(db: D1Database, now = Date.now()): Promise<
 async function storedOrRecomputed(db: D1Database, now: number): Promise<ServiceStatus> {
   const row = await db.prepare("SELECT body, computed_at FROM status_snapshot WHERE id = 1").first<{ body: string; computed_at: number }>();
   if (row !== null && isFresh(row.computed_at, STATUS_MAX_AGE_MS, now)) {
-    const stored = ServiceStatusSchema.safeParse(parseJson(row.body));
+    const stored = ServiceStatusSchema.safeParse(parseJsonOrUndefined(row.body));
     // A snapshot written by an older version of this code is simply recomputed.
     if (stored.success) {
       isolateCopy = { status: stored.data, computedAt: row.computed_at, obtainedAt: now };
@@ -82,12 +83,4 @@ async function storedOrRecomputed(db: D1Database, now: number): Promise<ServiceS
 /** Whether something of time `at` is younger than `maxAgeMs` at `now` (a time in the future is not trusted). */
 function isFresh(at: number, maxAgeMs: number, now: number): boolean {
   return at <= now && now - at < maxAgeMs;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }

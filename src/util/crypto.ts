@@ -1,18 +1,13 @@
 /** Small Web Crypto helpers shared by keys, cache keys and sessions. */
+import { bytesToBase64Url } from "./base64";
 
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-export function base64UrlEncode(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
 export function randomToken(byteLength: number): string {
-  return base64UrlEncode(crypto.getRandomValues(new Uint8Array(byteLength)));
+  return bytesToBase64Url(crypto.getRandomValues(new Uint8Array(byteLength)));
 }
 
 /** Compares two secrets in time independent of where they differ (length differences still return early). */

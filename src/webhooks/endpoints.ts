@@ -6,6 +6,7 @@
  * (./secret-at-rest.ts): every function here takes the environment, which holds the key, and returns it in the clear.
  */
 import { openWebhookSecret, sealWebhookSecret } from "./secret-at-rest";
+import { bytesToBase64 } from "../util/base64";
 
 export interface WebhookEndpoint {
   accountId: string;
@@ -52,9 +53,7 @@ async function sealStoredInClear(env: Env, accountId: string, clearSecret: strin
 
 /** A fresh signing secret in the Standard Webhooks format (standard base64, as the reference libraries decode it). */
 export function newWebhookSecret(): string {
-  let binary = "";
-  for (const byte of crypto.getRandomValues(new Uint8Array(32))) binary += String.fromCharCode(byte);
-  return `whsec_${btoa(binary)}`;
+  return `whsec_${bytesToBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
 export async function getWebhookEndpoint(env: Env, accountId: string): Promise<WebhookEndpoint | null> {

@@ -6,10 +6,10 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchChromium } from "../support/chromium";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/dashboard");
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -41,10 +41,7 @@ async function creditsShown(): Promise<string> {
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: LAPTOP, baseURL: baseUrl });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
   page = await context.newPage();

@@ -5,12 +5,12 @@
  * every scrape route with its provider's own example, deep links open an operation, and "Try it out" with a key typed
  * into Authorize gets a real answer from the Grok replica.
  */
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { pascalCase } from "../../src/util/pascal-case";
 import { PROVIDERS } from "../../src/scrapers/providers";
+import { launchChromium } from "../support/chromium";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const baseUrl = inject("dashboardBaseUrl");
 const adminToken = inject("dashboardAdminToken");
 const PROMPT = "What is new with Starship?";
@@ -66,10 +66,7 @@ async function createApiKey(): Promise<string> {
 }
 
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

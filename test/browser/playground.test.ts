@@ -8,10 +8,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page, type Route } from "playwright-core";
+import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchChromium } from "../support/chromium";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/playground");
 const LAPTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -64,10 +64,7 @@ async function chooseScraper(id: string): Promise<void> {
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: LAPTOP, baseURL: baseUrl });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
   page = await context.newPage();

@@ -7,11 +7,11 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ServiceStatusSchema } from "../../src/status/status-schema";
+import { launchChromium } from "../support/chromium";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/status");
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -59,10 +59,7 @@ async function openStatus(viewport: { width: number; height: number }): Promise<
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking"],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { recordSubmittedJob } from "../../src/accounts/jobs-index";
+import { recordSubmittedJob } from "../../src/jobs/jobs-table";
 import { responseCacheKey } from "../../src/cache/response-cache";
 import { NO_SUCH_KEY_DETAIL } from "../../src/dashboard/playground/key-admission";
 import { answerHtml } from "../../src/dashboard/playground/answer-html";

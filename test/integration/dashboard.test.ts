@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { recordSubmittedJob } from "../../src/accounts/jobs-index";
+import { recordSubmittedJob } from "../../src/jobs/jobs-table";
 import { jobStub } from "../../src/jobs/job-record";
 import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "./account-helpers";
 import { BASE, api } from "./helpers";

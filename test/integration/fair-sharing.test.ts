@@ -9,7 +9,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, listDurableObjectIds } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { recordSubmittedJob } from "../../src/accounts/jobs-index";
+import { recordSubmittedJob } from "../../src/jobs/jobs-table";
 import { MAX_KEYS_CREATED_PER_DAY } from "../../src/accounts/keys";
 import { responseCacheKey } from "../../src/cache/response-cache";
 import { ACCOUNT_RATE_LIMIT_DETAIL, RATE_LIMIT_DETAIL } from "../../src/http/api-key-auth";

@@ -3,49 +3,23 @@
  * under `/amazon_rufus/<domain>/`, byte-exact SSE-style framing, the anti-csrftoken-a2z requirement, every fault,
  * every layout, and the page driven by real Chromium. Runs in Node; the browser part is skipped without Debian's Chromium.
  */
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
-import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
+import { describe, expect, it } from "vitest";
+import { createReplicaApp } from "../../replicas/server";
 import { RUFUS_LAYOUTS } from "../../replicas/amazon_rufus/page";
 import { allCards, finalProse, pickRufusScenario, pillLabels, RUFUS_SCENARIOS } from "../../replicas/amazon_rufus/scenarios";
 import { buildRufusBlocks, renderRufusBody } from "../../replicas/amazon_rufus/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const PROVIDER = "amazon_rufus";
 const STREAMING_QUERY = "?tabId=tab-1&programId=NILE_CLASSIC%3Adesktop-cl";
 
-let server: RunningReplicaServer;
+const replica = useReplicaServer();
 
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-const home = (domain: string): string => `${server.url}/amazon_rufus/${domain}/`;
-const streamingUrl = (domain: string): string => `${server.url}/amazon_rufus/${domain}/rufus/cl/streaming${STREAMING_QUERY}`;
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function rufusState(): Promise<ControlState["providers"][string]> {
-  const state = (await (await fetch(`${server.url}/__control/state`)).json()) as ControlState;
-  const rufus = state.providers[PROVIDER];
-  if (rufus === undefined) throw new Error("amazon_rufus is not registered");
-  return rufus;
-}
+const home = (domain: string): string => `${replica.url}/amazon_rufus/${domain}/`;
+const streamingUrl = (domain: string): string => `${replica.url}/amazon_rufus/${domain}/rufus/cl/streaming${STREAMING_QUERY}`;
 
 /** Loads a store page and returns the anti-csrftoken-a2z it embeds (this consumes page-level faults like the browser). */
 async function pageToken(domain = "amazon.com"): Promise<string> {
@@ -200,7 +174,7 @@ describe("POST /rufus/cl/streaming", () => {
     expect(noToken.status).toBe(403);
     expect((await ask("lamp", "not-a-token")).status).toBe(403);
     const token = await pageToken();
-    const noProgram = await fetch(`${server.url}/amazon_rufus/amazon.com/rufus/cl/streaming?tabId=tab-1`, {
+    const noProgram = await fetch(`${replica.url}/amazon_rufus/amazon.com/rufus/cl/streaming?tabId=tab-1`, {
       method: "POST",
       headers: { "content-type": "application/json", "anti-csrftoken-a2z": token },
       body,
@@ -212,7 +186,7 @@ describe("POST /rufus/cl/streaming", () => {
       body: JSON.stringify({ queryContext: { query: "  " } }),
     });
     expect(blank.status).toBe(400);
-    const rufus = await rufusState();
+    const rufus = await replica.control.providerState(PROVIDER);
     expect(rufus.exchanges).toBe(4);
     expect(rufus.rejected).toBe(4);
     expect(rufus.requests.at(-1)?.path).toBe("/amazon_rufus/amazon.com/rufus/cl/streaming?tabId=tab-1&programId=NILE_CLASSIC%3Adesktop-cl");
@@ -227,8 +201,8 @@ describe("store pages", () => {
       const html = await response.text();
       expect(html).toContain('id="rufus-text-area"');
     }
-    expect((await fetch(`${server.url}/amazon_rufus/amazon.xyz/`)).status).toBe(404);
-    const redirect = await fetch(`${server.url}/amazon_rufus/amazon.de`, { redirect: "manual" });
+    expect((await fetch(`${replica.url}/amazon_rufus/amazon.xyz/`)).status).toBe(404);
+    const redirect = await fetch(`${replica.url}/amazon_rufus/amazon.de`, { redirect: "manual" });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get("location")).toBe("/amazon_rufus/amazon.de/");
     expect(await (await fetch(home("amazon.de"))).text()).toContain('lang="de"');
@@ -236,7 +210,7 @@ describe("store pages", () => {
 
   for (const layout of RUFUS_LAYOUTS) {
     it(`layout ${layout}: the sheet's anchors, and nothing the sheet does not name as a hint`, async () => {
-      expect((await control("layout", { provider: PROVIDER, layout })).status).toBe(200);
+      expect((await replica.control.post("layout", { provider: PROVIDER, layout })).status).toBe(200);
       const html = await (await fetch(home("amazon.com"))).text();
       for (const anchor of [
         'id="rufus-container"',
@@ -272,17 +246,17 @@ describe("store pages", () => {
   }
 
   it("product pages carry the Ask Rufus pills", async () => {
-    const html = await (await fetch(`${server.url}/amazon_rufus/amazon.com/dp/B0EXAMPLE1`)).text();
+    const html = await (await fetch(`${replica.url}/amazon_rufus/amazon.com/dp/B0EXAMPLE1`)).text();
     expect(html).toContain('id="dpx-nice-widget-container"');
     expect(html).toMatch(/class="ask-pill"/);
     expect(html).toContain("Example Lamp, White");
-    expect((await fetch(`${server.url}/amazon_rufus/amazon.com/Example-Lamp/dp/B0EXAMPLE1/ref=x`)).status).toBe(200);
+    expect((await fetch(`${replica.url}/amazon_rufus/amazon.com/Example-Lamp/dp/B0EXAMPLE1/ref=x`)).status).toBe(200);
   });
 });
 
 describe("faults", () => {
   it("challenge: the robot check replaces the page load; at the endpoint it is a 503 page", async () => {
-    await control("faults", { provider: PROVIDER, fault: "challenge" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "challenge" });
     const page = await fetch(home("amazon.com"));
     expect(page.status).toBe(200);
     const html = await page.text();
@@ -293,31 +267,31 @@ describe("faults", () => {
     expect(html).not.toContain("rufus-text-area");
     // a challenge queued after the page loaded is consumed by the streaming request
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "challenge" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "challenge" });
     const challenged = await ask("lamp", token);
     expect(challenged.status).toBe(503);
     expect(await challenged.text()).toContain("/errors/validateCaptcha");
-    expect((await rufusState()).faults_served).toEqual({ challenge: 2 });
+    expect((await replica.control.providerState(PROVIDER)).faults_served).toEqual({ challenge: 2 });
   });
 
   it("login_wall: the page load redirects to /ap/signin; at the endpoint too", async () => {
-    await control("faults", { provider: PROVIDER, fault: "login_wall" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "login_wall" });
     const redirect = await fetch(home("amazon.de"), { redirect: "manual" });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get("location")).toMatch(
       /^\/amazon_rufus\/amazon\.de\/ap\/signin\?openid\.return_to=https%3A%2F%2Fwww\.amazon\.de%2F/,
     );
-    const signIn = await fetch(`${server.url}${redirect.headers.get("location") ?? ""}`);
+    const signIn = await fetch(`${replica.url}${redirect.headers.get("location") ?? ""}`);
     expect(await signIn.text()).toMatch(/<form name="signIn"/);
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "login_wall" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "login_wall" });
     const walled = await ask("lamp", token, { redirect: "manual" });
     expect(walled.status).toBe(302);
     expect(walled.headers.get("location")).toContain("/ap/signin");
   });
 
   it("rate_limited: the 503 dogs page", async () => {
-    await control("faults", { provider: PROVIDER, fault: "rate_limited" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "rate_limited" });
     const page = await fetch(home("amazon.com"));
     expect(page.status).toBe(503);
     const html = await page.text();
@@ -326,16 +300,16 @@ describe("faults", () => {
   });
 
   it("page-level faults wait for a page load; the endpoint's faults do not touch pages", async () => {
-    await control("faults", { provider: PROVIDER, fault: "http_error" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "http_error" });
     const token = await pageToken();
     expect((await ask("lamp", token)).status).toBe(401);
     expect((await ask("lamp", token)).status).toBe(200);
-    expect((await rufusState()).faults_served).toEqual({ http_error: 1 });
+    expect((await replica.control.providerState(PROVIDER)).faults_served).toEqual({ http_error: 1 });
   });
 
   it("malformed_stream: an inference block whose data is cut JSON, then EOF", async () => {
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "malformed_stream" });
     const response = await ask("deals", token);
     expect(response.status).toBe(200);
     const blocks = parseBlocks(new TextDecoder().decode(concat(await readChunks(response))));
@@ -348,7 +322,7 @@ describe("faults", () => {
 
   it("disconnect: the transfer breaks off inside a block", async () => {
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "disconnect" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "disconnect" });
     const response = await ask("deals", token);
     expect(response.status).toBe(200);
     const { text, broke } = await readUntilBreak(response);
@@ -359,7 +333,7 @@ describe("faults", () => {
 
   it("hang: no status line until the client gives up", async () => {
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "hang" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "hang" });
     const started = Date.now();
     await expect(ask("lamp", token, { signal: AbortSignal.timeout(400) })).rejects.toThrow();
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
@@ -368,7 +342,7 @@ describe("faults", () => {
 
   it("empty_answer: the echo and an empty prose group, no cards, no pills", async () => {
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "empty_answer" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "empty_answer" });
     const blocks = parseBlocks(new TextDecoder().decode(concat(await readChunks(await ask("one-product", token)))));
     expect(blocks.map((block) => block.event)).toEqual(["affordance", "inference"]);
     expect(JSON.parse(blocks[1]?.data ?? "{}")).toEqual({
@@ -378,14 +352,14 @@ describe("faults", () => {
 
   it("slow and pacing: delay_ms before the first byte, chunk_ms between chunks", async () => {
     const token = await pageToken();
-    await control("faults", { provider: PROVIDER, fault: "slow", delay_ms: 300, chunk_ms: 20 });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "slow", delay_ms: 300, chunk_ms: 20 });
     let started = Date.now();
     const slow = await ask("one-product", token);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     const chunks = await readChunks(slow);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300 + 20 * (chunks.length - 1) * 0.9);
     expect(concat(chunks)).toEqual(renderRufusBody(pickRufusScenario("one-product"), "one-product", null).bytes);
-    expect((await control("pacing", { provider: PROVIDER, delay_ms: 200 })).status).toBe(200);
+    expect((await replica.control.post("pacing", { provider: PROVIDER, delay_ms: 200 })).status).toBe(200);
     started = Date.now();
     await readChunks(await ask("one-product", token));
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
@@ -405,15 +379,11 @@ describe("faults", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("pages in Chromium", () => {
+describe.skipIf(!CHROMIUM_INSTALLED)("pages in Chromium", () => {
   for (const layout of RUFUS_LAYOUTS) {
     it(`${layout}: opens the panel, asks with Enter, streams and renders the answer turn`, async () => {
-      await control("layout", { provider: PROVIDER, layout });
-      const { chromium } = await import("playwright-core");
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-      });
+      await replica.control.post("layout", { provider: PROVIDER, layout });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage();
         await page.goto(home("amazon.de"));
@@ -439,7 +409,7 @@ describe.skipIf(!existsSync(CHROMIUM))("pages in Chromium", () => {
         expect(text).toContain("Kompakt und leise");
         expect(await page.locator('textarea[id^="rufus-text-area-inner-"]').count()).toBe(2);
 
-        const sent = (await rufusState()).requests.at(-1);
+        const sent = (await replica.control.providerState(PROVIDER)).requests.at(-1);
         expect(sent?.path).toBe(`/amazon_rufus/amazon.de/rufus/cl/streaming${STREAMING_QUERY}`);
         expect(sent?.body).toEqual({
           queryContext: { query: "Beste Kaffeemaschine" },
@@ -455,25 +425,21 @@ describe.skipIf(!existsSync(CHROMIUM))("pages in Chromium", () => {
   }
 
   it("product page: an ask pill (once hydrated) asks about that product; a 401 shows an error in the turn", async () => {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      await page.goto(`${server.url}/amazon_rufus/amazon.com/dp/B0EXAMPLE1`);
+      await page.goto(`${replica.url}/amazon_rufus/amazon.com/dp/B0EXAMPLE1`);
       await page.waitForTimeout(600);
       await page.click("#dpx-nice-widget-container .ask-pill >> text=What do customers say?");
       await page.waitForSelector(
         ".rufus-papyrus-turn:not(.rufus-papyrus-active-turn) button.rufus-pill >> text=Compare with similar lamps",
       );
-      const sent = (await rufusState()).requests.at(-1);
+      const sent = (await replica.control.providerState(PROVIDER)).requests.at(-1);
       expect(sent?.body).toEqual({
         queryContext: { query: "What do customers say?" },
         pageContext: { targetUrl: "https://www.amazon.com/dp/B0EXAMPLE1", targetPageMetadata: [{ type: "ASIN", value: "B0EXAMPLE1" }] },
       });
-      await control("faults", { provider: PROVIDER, fault: "http_error" });
+      await replica.control.post("faults", { provider: PROVIDER, fault: "http_error" });
       await page.fill("#rufus-text-area", "again");
       await page.press("#rufus-text-area", "Enter");
       await page.waitForSelector(".rufus-papyrus-turn .rufus-error");

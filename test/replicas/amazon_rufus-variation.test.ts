@@ -3,48 +3,27 @@
  * a class switched off changes nothing of that class; with fuzzing off the page carries nothing of it; the wire
  * alternatives keep every §4 field of the scenario. Also: every oracle case's prompt selects its own scenario.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
+import { describe, expect, it } from "vitest";
 import { marketplaceOf } from "../../replicas/amazon_rufus/marketplaces";
 import { renderRufusPage } from "../../replicas/amazon_rufus/page";
 import { allCards, finalProse, pickRufusScenario, pillLabels, RUFUS_SCENARIOS } from "../../replicas/amazon_rufus/scenarios";
 import { buildRufusBlocks } from "../../replicas/amazon_rufus/stream";
 import { blockId, drawRufusVariation, NO_RUFUS_VARIATION, varyScenario } from "../../replicas/amazon_rufus/variation";
-import { type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
 import { VARIATION_CLASSES, type VariationClass, VariationDraw } from "../../replicas/shared/variation";
 import { amazonRufusOracle } from "../support/oracles/amazon_rufus";
+import { useReplicaServer } from "../support/replica-control";
 
 const PROVIDER = "amazon_rufus";
-let server: RunningReplicaServer;
-
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(response.status).toBe(200);
-}
+const replica = useReplicaServer();
 
 /** A store page with its per-load token blanked (the only thing that differs between two loads of the same page). */
 async function storePage(domain = "amazon.com"): Promise<string> {
-  const html = await (await fetch(`${server.url}/amazon_rufus/${domain}/`)).text();
+  const html = await (await fetch(`${replica.url}/amazon_rufus/${domain}/`)).text();
   return html.replace(/"csrfToken":"[^"]+"/, '"csrfToken":"…"');
 }
 
 async function draws(): Promise<unknown> {
-  const state = (await (await fetch(`${server.url}/__control/state`)).json()) as ControlState;
-  return state.providers[PROVIDER]?.variation?.draws ?? null;
+  return (await replica.control.state()).providers[PROVIDER]?.variation?.draws ?? null;
 }
 
 const drawFor = (seed: number, classes: readonly VariationClass[] = VARIATION_CLASSES): VariationDraw =>
@@ -52,26 +31,26 @@ const drawFor = (seed: number, classes: readonly VariationClass[] = VARIATION_CL
 
 describe("fuzzed store pages", () => {
   it("the same seed draws the same page, and what it drew is recorded per class", async () => {
-    await control("variation", { provider: PROVIDER, seed: 7 });
+    await replica.control.postOk("variation", { provider: PROVIDER, seed: 7 });
     const first = [await storePage(), await storePage("amazon.de")];
     const recorded = await draws();
-    await control("variation", { provider: PROVIDER, seed: 7 });
+    await replica.control.postOk("variation", { provider: PROVIDER, seed: 7 });
     expect([await storePage(), await storePage("amazon.de")]).toEqual(first);
     expect(await draws()).toEqual(recorded);
     expect(JSON.stringify(recorded)).toMatch(/late_lists|sheet_alternatives/);
     // another seed, another page (over a few seeds at least one differs)
     const others = new Set<string>();
     for (const seed of [8, 9, 10]) {
-      await control("variation", { provider: PROVIDER, seed });
+      await replica.control.postOk("variation", { provider: PROVIDER, seed });
       others.add(await storePage());
     }
     expect([...others].some((page) => page !== first[0])).toBe(true);
   });
 
   it("with fuzzing off the page is the layout's page, with no fuzzing script", async () => {
-    await control("variation", { provider: PROVIDER, seed: 3 });
+    await replica.control.postOk("variation", { provider: PROVIDER, seed: 3 });
     expect(await storePage()).toContain("applyRufusVariation");
-    await control("variation", { provider: PROVIDER, seed: null });
+    await replica.control.postOk("variation", { provider: PROVIDER, seed: null });
     const off = await storePage();
     expect(off).not.toContain("applyRufusVariation");
     expect(off).not.toContain("applyPageVariation");

@@ -4,19 +4,19 @@
  * list, every fault, the sentinel stubs, the layouts, and the page driven by real Chromium.
  * Runs in Node (the replica is a Node server); the browser part is skipped when Debian's Chromium is missing.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { CHATGPT_BUILDS, CHATGPT_LAYOUTS, renderChatgptHomePage } from "../../replicas/chatgpt/page";
 import { drawChatgptVariation } from "../../replicas/chatgpt/variation";
 import { VARIATION_CLASSES, VariationDraw } from "../../replicas/shared/variation";
 import { CHATGPT_SCENARIOS, pickChatgptScenario } from "../../replicas/chatgpt/scenarios";
 import { buildFrames, buildRawAnswer, type ChatgptRequestEcho, renderChatgptBody, STREAM_ERROR_DATA } from "../../replicas/chatgpt/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
-import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
+import { createReplicaApp } from "../../replicas/server";
 import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const CONVERSATION = "/chatgpt/backend-anon/f/conversation";
 const USER_MESSAGE_ID = "aaaaaaaa-0000-4000-8000-000000000001";
 const HEADERS = {
@@ -27,28 +27,7 @@ const HEADERS = {
   "oai-language": "en-US",
 };
 
-let server: RunningReplicaServer;
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function providerState(): Promise<ControlState["providers"][string] | undefined> {
-  return ((await (await fetch(`${server.url}/__control/state`)).json()) as ControlState).providers.chatgpt;
-}
+const replica = useReplicaServer();
 
 function requestBody(prompt: string, options: { v1?: boolean } = {}): Record<string, unknown> {
   return {
@@ -69,7 +48,7 @@ function ask(
   prompt: string,
   init: { headers?: Record<string, string>; signal?: AbortSignal; body?: unknown; path?: string; v1?: boolean } = {},
 ): Promise<Response> {
-  return fetch(server.url + (init.path ?? CONVERSATION), {
+  return fetch(replica.url + (init.path ?? CONVERSATION), {
     method: "POST",
     headers: init.headers ?? HEADERS,
     body: JSON.stringify(init.body ?? requestBody(prompt, { v1: init.v1 })),
@@ -258,7 +237,7 @@ describe("POST /backend-anon/f/conversation: v1 framing", () => {
       expect(response.status, path).toBe(200);
       await readChunks(response);
     }
-    expect((await providerState())?.requests.map((request) => request.path)).toEqual([
+    expect((await replica.control.providerState("chatgpt")).requests.map((request) => request.path)).toEqual([
       "/chatgpt/backend-api/f/conversation",
       "/chatgpt/backend-anon/conversation",
       "/chatgpt/backend-api/conversation",
@@ -266,7 +245,7 @@ describe("POST /backend-anon/f/conversation: v1 framing", () => {
   });
 
   it("refuses, without consuming a fault, a request without the requirements token (403) or with an invalid body (422)", async () => {
-    await control("faults", { provider: "chatgpt", fault: "http_error" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "http_error" });
     const { "openai-sentinel-chat-requirements-token": _token, ...withoutToken } = HEADERS;
     const unusual = await ask("hello", { headers: withoutToken });
     expect(unusual.status).toBe(403);
@@ -277,16 +256,16 @@ describe("POST /backend-anon/f/conversation: v1 framing", () => {
     const blank = await ask("hello", { body: requestBody("   ") });
     expect(blank.status).toBe(422);
     expect((await ask("hello")).status).toBe(500);
-    const chatgpt = await providerState();
-    expect(chatgpt?.rejected).toBe(3);
-    expect(chatgpt?.exchanges).toBe(4);
+    const chatgpt = await replica.control.providerState("chatgpt");
+    expect(chatgpt.rejected).toBe(3);
+    expect(chatgpt.exchanges).toBe(4);
   });
 });
 
 describe("sentinel and conduit stubs", () => {
   it("answer as the sheet shows, under both roots", async () => {
     for (const root of ["backend-anon", "backend-api"]) {
-      const post = (path: string) => fetch(`${server.url}/chatgpt/${root}/${path}`, { method: "POST", headers: HEADERS, body: "{}" });
+      const post = (path: string) => fetch(`${replica.url}/chatgpt/${root}/${path}`, { method: "POST", headers: HEADERS, body: "{}" });
       const requirements = (await (await post("sentinel/chat-requirements")).json()) as Json;
       expect(requirements).toMatchObject({ proofofwork: { required: false }, turnstile: { required: false } });
       expect(requirements.token).toMatch(/^gAAAAAB/);
@@ -294,7 +273,7 @@ describe("sentinel and conduit stubs", () => {
       expect(await (await post("sentinel/chat-requirements/finalize")).json()).toMatchObject({ token: expect.stringMatching(/^gAAAAAB/) });
       expect(await (await post("f/conversation/prepare")).json()).toMatchObject({ status: "ok", conduit_token: expect.any(String) });
     }
-    expect((await providerState())?.exchanges).toBe(0);
+    expect((await replica.control.providerState("chatgpt")).exchanges).toBe(0);
   });
 });
 
@@ -310,7 +289,7 @@ describe("faults", () => {
   ];
   for (const [fault, status, body] of errorFaults) {
     it(`${fault} answers ${status} for exactly count exchanges`, async () => {
-      expect((await control("faults", { provider: "chatgpt", fault, count: 2 })).status).toBe(200);
+      expect((await replica.control.post("faults", { provider: "chatgpt", fault, count: 2 })).status).toBe(200);
       for (let i = 0; i < 2; i += 1) {
         const response = await ask("hello");
         expect(response.status).toBe(status);
@@ -319,14 +298,14 @@ describe("faults", () => {
       const healthy = await ask("hello");
       expect(healthy.status).toBe(200);
       await readChunks(healthy);
-      const chatgpt = await providerState();
-      expect(chatgpt?.faults_served).toEqual({ [fault]: 2 });
-      expect(chatgpt?.exchanges).toBe(3);
+      const chatgpt = await replica.control.providerState("chatgpt");
+      expect(chatgpt.faults_served).toEqual({ [fault]: 2 });
+      expect(chatgpt.exchanges).toBe(3);
     });
   }
 
   it("challenge on the endpoint: Cloudflare's 403 interstitial", async () => {
-    await control("faults", { provider: "chatgpt", fault: "challenge" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "challenge" });
     const response = await ask("hello");
     expect(response.status).toBe(403);
     expect(response.headers.get("cf-mitigated")).toBe("challenge");
@@ -336,13 +315,13 @@ describe("faults", () => {
   });
 
   it("challenge and login_wall are consumed by the page load when they head the queue", async () => {
-    await control("faults", { provider: "chatgpt", fault: "challenge" });
-    const challenged = await fetch(`${server.url}/chatgpt/?q=hi&hints=search`);
+    await replica.control.post("faults", { provider: "chatgpt", fault: "challenge" });
+    const challenged = await fetch(`${replica.url}/chatgpt/?q=hi&hints=search`);
     expect(challenged.status).toBe(403);
     expect(await challenged.text()).toContain("Just a moment...");
 
-    await control("faults", { provider: "chatgpt", fault: "login_wall" });
-    const walled = await fetch(`${server.url}/chatgpt/?q=hi&hints=search`);
+    await replica.control.post("faults", { provider: "chatgpt", fault: "login_wall" });
+    const walled = await fetch(`${replica.url}/chatgpt/?q=hi&hints=search`);
     const html = await walled.text();
     // once in the <template> the script clones on a 401, once rendered over the page
     expect(html.split('role="dialog" aria-modal="true"').length - 1).toBe(2);
@@ -351,22 +330,22 @@ describe("faults", () => {
     expect(cookie).toMatch(/^replica_chatgpt_login_wall=1$/);
     const rejected = await ask("hello", { headers: { ...HEADERS, cookie } });
     expect(rejected.status).toBe(401);
-    const healthy = await fetch(`${server.url}/chatgpt/`, { headers: { cookie } });
+    const healthy = await fetch(`${replica.url}/chatgpt/`, { headers: { cookie } });
     expect(await healthy.text()).toContain('"loginWall":false');
     expect(healthy.headers.get("set-cookie")).toMatch(/replica_chatgpt_login_wall=;/);
-    expect((await providerState())?.faults_served).toEqual({ challenge: 1, login_wall: 1 });
+    expect((await replica.control.providerState("chatgpt")).faults_served).toEqual({ challenge: 1, login_wall: 1 });
   });
 
   it("login_wall on the signed-in layout redirects the page to auth.openai.com", async () => {
-    await control("layout", { provider: "chatgpt", layout: "signed-in" });
-    await control("faults", { provider: "chatgpt", fault: "login_wall" });
-    const redirected = await fetch(`${server.url}/chatgpt/?q=hi&hints=search`, { redirect: "manual" });
+    await replica.control.post("layout", { provider: "chatgpt", layout: "signed-in" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "login_wall" });
+    const redirected = await fetch(`${replica.url}/chatgpt/?q=hi&hints=search`, { redirect: "manual" });
     expect(redirected.status).toBe(302);
     expect(redirected.headers.get("location")).toBe(`https://auth.openai.com/log-in?next=%2Fchatgpt%2F%3Fq%3Dhi%26hints%3Dsearch`);
   });
 
   it("malformed_stream: a cut-off frame mid-answer, then the {error} frame, and no [DONE]", async () => {
-    await control("faults", { provider: "chatgpt", fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "malformed_stream" });
     const text = new TextDecoder().decode(concat(await readChunks(await ask("hello"))));
     expect(text.endsWith(`data: ${STREAM_ERROR_DATA}\n\n`)).toBe(true);
     expect(text).toContain('"o":"append","v":"cut sho\n\n');
@@ -375,7 +354,7 @@ describe("faults", () => {
   });
 
   it("disconnect: the transfer breaks off mid-answer, before the finishing patch", async () => {
-    await control("faults", { provider: "chatgpt", fault: "disconnect" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "disconnect" });
     const response = await ask("hello");
     expect(response.status).toBe(200);
     const { text, broke } = await readUntilBreak(response);
@@ -386,7 +365,7 @@ describe("faults", () => {
   });
 
   it("hang: no status line until the client gives up", async () => {
-    await control("faults", { provider: "chatgpt", fault: "hang" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "hang" });
     const started = Date.now();
     await expect(ask("hello", { signal: AbortSignal.timeout(400) })).rejects.toThrow();
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
@@ -396,7 +375,7 @@ describe("faults", () => {
   });
 
   it("empty_answer: tool messages only, then the normal end", async () => {
-    await control("faults", { provider: "chatgpt", fault: "empty_answer" });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "empty_answer" });
     const list = events(new TextDecoder().decode(concat(await readChunks(await ask("several-queries")))));
     expect(list.at(-1)?.data).toBe("[DONE]");
     const added = list
@@ -409,7 +388,7 @@ describe("faults", () => {
   });
 
   it("slow and pacing: delay_ms before the first byte, chunk_ms between chunks", async () => {
-    await control("faults", { provider: "chatgpt", fault: "slow", delay_ms: 300, chunk_ms: 20 });
+    await replica.control.post("faults", { provider: "chatgpt", fault: "slow", delay_ms: 300, chunk_ms: 20 });
     let started = Date.now();
     const slow = await ask("hello");
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -417,7 +396,7 @@ describe("faults", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300 + 20 * (chunks.length - 1) * 0.9);
     expect(concat(chunks)).toEqual(renderChatgptBody(pickChatgptScenario("hello"), echo("hello"), null).bytes);
 
-    expect((await control("pacing", { provider: "chatgpt", delay_ms: 200 })).status).toBe(200);
+    expect((await replica.control.post("pacing", { provider: "chatgpt", delay_ms: 200 })).status).toBe(200);
     started = Date.now();
     await readChunks(await ask("hello"));
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
@@ -427,11 +406,11 @@ describe("faults", () => {
 describe("pages and layouts", () => {
   it("declares at least two layouts and switches them through the control API", async () => {
     expect(CHATGPT_LAYOUTS.length).toBeGreaterThanOrEqual(2);
-    expect((await providerState())?.layouts).toEqual([...CHATGPT_LAYOUTS]);
-    expect((await control("layout", { provider: "chatgpt", layout: "nope" })).status).toBe(400);
+    expect((await replica.control.providerState("chatgpt")).layouts).toEqual([...CHATGPT_LAYOUTS]);
+    expect((await replica.control.post("layout", { provider: "chatgpt", layout: "nope" })).status).toBe(400);
     for (const layout of CHATGPT_LAYOUTS) {
-      expect((await control("layout", { provider: "chatgpt", layout })).status).toBe(200);
-      const html = await (await fetch(`${server.url}/chatgpt/`)).text();
+      expect((await replica.control.post("layout", { provider: "chatgpt", layout })).status).toBe(200);
+      const html = await (await fetch(`${replica.url}/chatgpt/`)).text();
       expect(html).toContain(JSON.stringify(CHATGPT_BUILDS[layout]));
       expect(html).toContain('data-testid="send-button"');
       expect(html).toContain('placeholder="Ask anything"');
@@ -440,10 +419,10 @@ describe("pages and layouts", () => {
   });
 
   it("redirects /chatgpt to /chatgpt/ keeping the query, and serves the page at /c/<id>", async () => {
-    const response = await fetch(`${server.url}/chatgpt?q=x&hints=search`, { redirect: "manual" });
+    const response = await fetch(`${replica.url}/chatgpt?q=x&hints=search`, { redirect: "manual" });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe("/chatgpt/?q=x&hints=search");
-    expect((await fetch(`${server.url}/chatgpt/c/abc`)).status).toBe(200);
+    expect((await fetch(`${replica.url}/chatgpt/c/abc`)).status).toBe(200);
   });
 
   it("works in-process through app.request", async () => {
@@ -462,21 +441,16 @@ describe("pages and layouts", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
-  const launch = async () => {
-    const { chromium } = await import("playwright-core");
-    return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
-  };
-
+describe.skipIf(!CHROMIUM_INSTALLED)("page in Chromium", () => {
   it("the deep link fills and sends with search on every layout; the DOM anchors of §2 appear, markers become links", async () => {
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       for (const layout of CHATGPT_LAYOUTS) {
-        await control("layout", { provider: "chatgpt", layout });
-        await control("pacing", { provider: "chatgpt", chunk_ms: 15 });
+        await replica.control.post("layout", { provider: "chatgpt", layout });
+        await replica.control.post("pacing", { provider: "chatgpt", chunk_ms: 15 });
         const page = await browser.newPage();
         const prompt = `table-citations on ${layout}`;
-        await page.goto(`${server.url}/chatgpt/?${new URLSearchParams({ q: prompt, hints: "search" })}`);
+        await page.goto(`${replica.url}/chatgpt/?${new URLSearchParams({ q: prompt, hints: "search" })}`);
         // while streaming, the send button is the stop button
         await page.waitForSelector('button[data-testid="stop-button"]', { state: "visible", timeout: 10_000 });
         await page.waitForFunction(() => document.querySelectorAll('button[data-testid="copy-turn-action-button"]').length > 1, null, {
@@ -503,7 +477,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
         await page.click("button.group\\/footnote");
         expect(await page.locator('section[screen-anchor="top"] div[slot="content"] a').count()).toBe(3);
 
-        const sent = (await providerState())?.requests.at(-1);
+        const sent = (await replica.control.providerState("chatgpt")).requests.at(-1);
         expect(sent?.body).toMatchObject({ action: "next", system_hints: ["search"], messages: [{ content: { parts: [prompt] } }] });
         expect(sent?.path).toBe(`/chatgpt/${CHATGPT_BUILDS[layout].apiRoot}/${CHATGPT_BUILDS[layout].conversationPath}`);
         await page.close();
@@ -514,10 +488,10 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
   }, 90_000);
 
   it("typing into the composer and sending works without the deep link (no search hint then)", async () => {
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      await page.goto(`${server.url}/chatgpt/`);
+      await page.goto(`${replica.url}/chatgpt/`);
       await page.click("#prompt-textarea");
       await page.keyboard.type("no-search typed by hand");
       await page.click('button[data-testid="send-button"]');
@@ -525,7 +499,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
         timeout: 20_000,
       });
       expect(await page.locator(".markdown").innerText()).toContain("Boiling an egg");
-      const sent = (await providerState())?.requests.at(-1);
+      const sent = (await replica.control.providerState("chatgpt")).requests.at(-1);
       expect(sent?.body).toMatchObject({ system_hints: [], messages: [{ content: { parts: ["no-search typed by hand"] } }] });
     } finally {
       await browser.close();
@@ -533,18 +507,18 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
   }, 60_000);
 
   it("a login wall shows the modal instead of sending; a rate limit shows the site's message", async () => {
-    const browser = await launch();
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      await control("faults", { provider: "chatgpt", fault: "login_wall" });
-      await page.goto(`${server.url}/chatgpt/?q=hello&hints=search`);
+      await replica.control.post("faults", { provider: "chatgpt", fault: "login_wall" });
+      await page.goto(`${replica.url}/chatgpt/?q=hello&hints=search`);
       expect(await page.isVisible('[role="dialog"][aria-modal="true"]')).toBe(true);
       expect(await page.getByRole("dialog").getByRole("button", { name: "Log in" }).count()).toBe(1);
       await page.waitForTimeout(300);
-      expect((await providerState())?.exchanges).toBe(0);
+      expect((await replica.control.providerState("chatgpt")).exchanges).toBe(0);
 
-      await control("faults", { provider: "chatgpt", fault: "rate_limited" });
-      await page.goto(`${server.url}/chatgpt/?q=hello&hints=search`);
+      await replica.control.post("faults", { provider: "chatgpt", fault: "rate_limited" });
+      await page.goto(`${replica.url}/chatgpt/?q=hello&hints=search`);
       await page.waitForSelector("text=You've reached our limit of messages per hour", { timeout: 10_000 });
     } finally {
       await browser.close();
@@ -554,15 +528,15 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
 
 describe("page fuzzing (issue 29): seeded, per class, off = the page as built", () => {
   const variationOn = (seed: number | null, classes?: string[]) =>
-    control("variation", classes === undefined ? { provider: "chatgpt", seed } : { provider: "chatgpt", seed, classes });
-  const home = async (): Promise<string> => (await fetch(`${server.url}/chatgpt/?q=hello&hints=search`)).text();
+    replica.control.post("variation", classes === undefined ? { provider: "chatgpt", seed } : { provider: "chatgpt", seed, classes });
+  const home = async (): Promise<string> => (await fetch(`${replica.url}/chatgpt/?q=hello&hints=search`)).text();
 
   it("fuzzing off serves exactly the page renderChatgptHomePage builds without a variant: no variant, no runtime", async () => {
     const html = await home();
     expect(html).toBe(renderChatgptHomePage({ layout: "anonymous", loginWall: false }));
     expect(html).not.toContain('"variant"');
     expect(html).not.toContain("applyPageVariation");
-    expect((await providerState())?.variation).toBeNull();
+    expect((await replica.control.providerState("chatgpt")).variation).toBeNull();
   });
 
   it("the same seed draws the same pages, load after load; another seed another page", async () => {
@@ -582,7 +556,7 @@ describe("page fuzzing (issue 29): seeded, per class, off = the page as built", 
     const html = await home();
     // a classic script would run before the (deferred) module script built the page
     expect(html).toMatch(/<script type="module">\(\/\/ The generic page variation/);
-    const draws = (await providerState())?.variation?.draws ?? [];
+    const draws = (await replica.control.providerState("chatgpt")).variation?.draws ?? [];
     expect(draws).toHaveLength(1);
     expect(Object.keys(draws[0]?.applied ?? {})).toContain("sheet_alternatives");
   });
@@ -630,7 +604,7 @@ describe("page fuzzing (issue 29): seeded, per class, off = the page as built", 
   it("with every class off but one, the page carries only that class's variant", async () => {
     await variationOn(11, ["late_lists"]);
     const html = await home();
-    const draws = (await providerState())?.variation?.draws ?? [];
+    const draws = (await replica.control.providerState("chatgpt")).variation?.draws ?? [];
     expect(Object.keys(draws[0]?.applied ?? {}).filter((name) => name !== "late_lists")).toEqual([]);
     expect(html).toContain('"model":"auto"');
   });
@@ -643,13 +617,13 @@ describe("page fuzzing (issue 29): seeded, per class, off = the page as built", 
     }
     await variationOn(seed);
     await home();
-    const plain = await fetch(`${server.url}${CONVERSATION}`, {
+    const plain = await fetch(`${replica.url}${CONVERSATION}`, {
       method: "POST",
       headers: HEADERS,
       body: JSON.stringify(requestBody("several-queries")),
     });
     expect(await plain.text()).toContain("event: delta\n");
-    const fuzzed = await fetch(`${server.url}${CONVERSATION}`, {
+    const fuzzed = await fetch(`${replica.url}${CONVERSATION}`, {
       method: "POST",
       headers: { ...HEADERS, "oai-client-build-number": "1" },
       body: JSON.stringify(requestBody("several-queries")),

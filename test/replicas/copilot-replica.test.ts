@@ -5,47 +5,20 @@
  * Runs in Node (the replica is a Node server); the browser part is skipped when Debian's Chromium is missing.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import type { ControlState } from "../../replicas/control";
 import { fragmentFrames } from "../../replicas/copilot/delivery";
 import { answerFrames, HASHCASH_PARAMETER, serializeFrames, turnScript, type SendRequest } from "../../replicas/copilot/events";
 import { COPILOT_FAULT_VARIANTS, variantOf } from "../../replicas/copilot/faults";
 import { COPILOT_LAYOUTS, LAYOUT_CONFIGS, renderCopilotPage } from "../../replicas/copilot/page";
 import { COPILOT_SCENARIOS, COPILOT_WIRE_MODES, codeUnitDeltas, pickCopilotScenario, wordDeltas } from "../../replicas/copilot/scenarios";
-import { startReplicaServer, type RunningReplicaServer } from "../../replicas/server";
+import { startReplicaServer } from "../../replicas/server";
 import { drawCopilotVariation, NO_WIRE_VARIATION } from "../../replicas/copilot/variation";
 import { VARIATION_CLASSES, VariationDraw } from "../../replicas/shared/variation";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
-
-let server: RunningReplicaServer;
-
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function copilotState(): Promise<ControlState["providers"][string]> {
-  const state = (await (await fetch(`${server.url}/__control/state`)).json()) as ControlState;
-  const copilot = state.providers.copilot;
-  if (copilot === undefined) throw new Error("copilot is not mounted");
-  return copilot;
-}
+const replica = useReplicaServer();
 
 const START_BODY = {
   timeZone: "Europe/Berlin",
@@ -57,7 +30,7 @@ const START_BODY = {
 };
 
 function start(): Promise<Response> {
-  return fetch(`${server.url}/copilot/c/api/start`, {
+  return fetch(`${replica.url}/copilot/c/api/start`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(START_BODY),
@@ -85,7 +58,7 @@ class ChatClient {
 
   static open(query = "api-version=2&clientSessionId=3f0c8a52-1b7e-4f7e-9d7c-2a8e6d1f0b4c"): Promise<ChatClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`${server.url.replace("http", "ws")}/copilot/c/api/chat?${query}`);
+      const ws = new WebSocket(`${replica.url.replace("http", "ws")}/copilot/c/api/chat?${query}`);
       const client = new ChatClient(ws);
       ws.once("open", () => resolve(client));
       ws.once("unexpected-response", (_request, response) => reject(new Error(`handshake refused: ${response.statusCode}`)));
@@ -242,7 +215,7 @@ describe("chat socket protocol", () => {
     await client.until(hasEvent("pong"));
     expect(client.events().at(-1)).toEqual({ event: "pong", id: String(expected.nextId) });
 
-    const state = await copilotState();
+    const state = await replica.control.providerState("copilot");
     expect(state.exchanges).toBe(1);
     expect(state.requests.at(-1)).toMatchObject({ method: "WS", body: sendFrame(prompt, "search") });
     expect(state.requests.at(-1)?.path).toMatch(/^\/copilot\/c\/api\/chat\?api-version=2&clientSessionId=/);
@@ -284,7 +257,7 @@ describe("chat socket protocol", () => {
     await client.until((events) => events.filter((event) => event.event === "error").length === 2);
     client.ws.close();
     await expect(ChatClient.open("clientSessionId=1")).rejects.toThrow("handshake refused: 400");
-    const state = await copilotState();
+    const state = await replica.control.providerState("copilot");
     expect(state.rejected).toBe(3);
   });
 });
@@ -296,16 +269,16 @@ describe("POST /c/api/start and the page routes", () => {
     const body = (await response.json()) as Json;
     expect(Object.keys(body)).toEqual(["currentConversationId", "userId", "isNewUser", "isBlocked", "remainingTurns", "features"]);
     expect(body).toMatchObject({ isBlocked: false, remainingTurns: 30, features: [] });
-    const temporary = await fetch(`${server.url}/copilot/c/api/user/sessions/temporary`, { method: "POST" });
+    const temporary = await fetch(`${replica.url}/copilot/c/api/user/sessions/temporary`, { method: "POST" });
     expect(Object.keys((await temporary.json()) as Json)).toEqual(["sessionKey"]);
   });
 
   it("serves the chat page at /, /chats/<id>, redirecting the bare mount", async () => {
-    const redirect = await fetch(`${server.url}/copilot?q=hi`, { redirect: "manual" });
+    const redirect = await fetch(`${replica.url}/copilot?q=hi`, { redirect: "manual" });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get("location")).toBe("/copilot/?q=hi");
-    expect((await fetch(`${server.url}/copilot/chats/abc`)).status).toBe(200);
-    expect((await copilotState()).page_loads).toBe(1);
+    expect((await fetch(`${replica.url}/copilot/chats/abc`)).status).toBe(200);
+    expect((await replica.control.providerState("copilot")).page_loads).toBe(1);
   });
 });
 
@@ -319,7 +292,7 @@ describe("faults", () => {
   });
 
   it("start variants: 401, isBlocked, then the third login_wall is a banned event after send", async () => {
-    await control("faults", { provider: "copilot", fault: "login_wall", count: 3 });
+    await replica.control.post("faults", { provider: "copilot", fault: "login_wall", count: 3 });
     expect((await start()).status).toBe(401);
     expect(await (await start()).json()).toMatchObject({ isBlocked: true });
     expect((await start()).status).toBe(200);
@@ -329,11 +302,11 @@ describe("faults", () => {
     await client.until(() => client.closeCode !== null);
     expect(client.events().slice(1)).toEqual([{ event: "banned", id: "1" }]);
     expect(client.closeCode).toBe(1008);
-    expect((await copilotState()).faults_served).toEqual({ login_wall: 3 });
+    expect((await replica.control.providerState("copilot")).faults_served).toEqual({ login_wall: 3 });
   });
 
   it("rate_limited: 429 with Retry-After, then a start without turns left", async () => {
-    await control("faults", { provider: "copilot", fault: "rate_limited", count: 2 });
+    await replica.control.post("faults", { provider: "copilot", fault: "rate_limited", count: 2 });
     const limited = await start();
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("60");
@@ -342,7 +315,7 @@ describe("faults", () => {
   });
 
   it("http_error: handshake refused with 460, then 403, then an error event, then chatMessageError", async () => {
-    await control("faults", { provider: "copilot", fault: "http_error", count: 4 });
+    await replica.control.post("faults", { provider: "copilot", fault: "http_error", count: 4 });
     expect((await start()).status).toBe(200); // start variants only: this fault waits for the handshake
     await expect(ChatClient.open()).rejects.toThrow("handshake refused: 460");
     await expect(ChatClient.open()).rejects.toThrow("handshake refused: 403");
@@ -355,13 +328,13 @@ describe("faults", () => {
       expect(client.events().some((event) => event.event === "done")).toBe(false);
       client.ws.close();
     }
-    const state = await copilotState();
+    const state = await replica.control.providerState("copilot");
     expect(state.faults_served).toEqual({ http_error: 4 });
     expect(state.exchanges).toBe(4);
   });
 
   it("challenge: cloudflare, then method null, and nothing after either", async () => {
-    await control("faults", { provider: "copilot", fault: "challenge", count: 2 });
+    await replica.control.post("faults", { provider: "copilot", fault: "challenge", count: 2 });
     for (const method of ["cloudflare", null]) {
       const client = await ChatClient.open();
       await client.connect();
@@ -376,7 +349,7 @@ describe("faults", () => {
   });
 
   it("malformed_stream: half the answer, a frame that is not JSON, close 1011", async () => {
-    await control("faults", { provider: "copilot", fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: "copilot", fault: "malformed_stream" });
     const client = await ChatClient.open();
     await client.connect();
     client.send(sendFrame("hello", "smart"));
@@ -387,7 +360,7 @@ describe("faults", () => {
   });
 
   it("disconnect: the connection is torn down mid-answer, without a close frame", async () => {
-    await control("faults", { provider: "copilot", fault: "disconnect" });
+    await replica.control.post("faults", { provider: "copilot", fault: "disconnect" });
     const client = await ChatClient.open();
     await client.connect();
     client.send(sendFrame("long-answer", "smart"));
@@ -398,8 +371,8 @@ describe("faults", () => {
   });
 
   it("hang: nothing after send; empty_answer: done without text parts", async () => {
-    await control("faults", { provider: "copilot", fault: "hang" });
-    await control("faults", { provider: "copilot", fault: "empty_answer" });
+    await replica.control.post("faults", { provider: "copilot", fault: "hang" });
+    await replica.control.post("faults", { provider: "copilot", fault: "empty_answer" });
     const client = await ChatClient.open();
     await client.connect();
     client.send(sendFrame("hello", "smart"));
@@ -414,7 +387,7 @@ describe("faults", () => {
   });
 
   it("slow and pacing: delay_ms before the first answer frame, chunk_ms between writes", async () => {
-    await control("faults", { provider: "copilot", fault: "slow", delay_ms: 300, chunk_ms: 20 });
+    await replica.control.post("faults", { provider: "copilot", fault: "slow", delay_ms: 300, chunk_ms: 20 });
     const client = await ChatClient.open();
     await client.connect();
     const started = Date.now();
@@ -433,7 +406,7 @@ describe("faults", () => {
   });
 
   it("total_ms: the turn's writes are spread so that the one completing `done` leaves that long after the send frame", async () => {
-    await control("pacing", { provider: "copilot", total_ms: 400 });
+    await replica.control.post("pacing", { provider: "copilot", total_ms: 400 });
     try {
       const client = await ChatClient.open();
       await client.connect();
@@ -447,7 +420,7 @@ describe("faults", () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(399);
       client.ws.close();
     } finally {
-      await control("pacing", { provider: "copilot", total_ms: 0 });
+      await replica.control.post("pacing", { provider: "copilot", total_ms: 0 });
     }
   });
 });
@@ -488,21 +461,17 @@ describe("layouts", () => {
   });
 
   it("switch through the control API and reset to the default", async () => {
-    expect((await control("layout", { provider: "copilot", layout: "classic" })).status).toBe(200);
-    expect(await (await fetch(`${server.url}/copilot/`)).text()).toContain('aria-label="Dismiss"');
-    expect((await control("layout", { provider: "copilot", layout: "nope" })).status).toBe(400);
-    await control("reset", { provider: "copilot" });
-    expect(await (await fetch(`${server.url}/copilot/`)).text()).toContain('id="userInput"');
+    expect((await replica.control.post("layout", { provider: "copilot", layout: "classic" })).status).toBe(200);
+    expect(await (await fetch(`${replica.url}/copilot/`)).text()).toContain('aria-label="Dismiss"');
+    expect((await replica.control.post("layout", { provider: "copilot", layout: "nope" })).status).toBe(400);
+    await replica.control.post("reset", { provider: "copilot" });
+    expect(await (await fetch(`${replica.url}/copilot/`)).text()).toContain('id="userInput"');
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
+describe.skipIf(!CHROMIUM_INSTALLED)("page in Chromium", () => {
   async function withPage(run: (page: import("playwright-core").Page) => Promise<void>): Promise<void> {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    const browser = await launchChromium();
     try {
       await run(await browser.newPage());
     } finally {
@@ -512,7 +481,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
 
   it("default layout: picks Think Deeper, sends over the socket, renders the answer and the completion marker", async () => {
     await withPage(async (page) => {
-      await page.goto(`${server.url}/copilot`);
+      await page.goto(`${replica.url}/copilot`);
       expect(new URL(page.url()).pathname).toBe("/copilot/");
       expect(await page.textContent('button[data-testid*="chat-mode-"]')).toBe("Smart");
       await page.click('button[data-testid*="chat-mode-"]');
@@ -525,16 +494,16 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       const answer = page.locator('[data-content="ai-message"]').last();
       expect(await answer.locator('a[href="https://doc.rust-lang.org/book/"]').count()).toBeGreaterThan(0);
       expect(await answer.innerText()).toContain("Start with The Rust Book");
-      const sent = (await copilotState()).requests.at(-1);
+      const sent = (await replica.control.providerState("copilot")).requests.at(-1);
       expect(sent?.body).toMatchObject({ event: "send", mode: "reasoning", content: [{ type: "text", text: "markdown-links in depth" }] });
       expect(sent?.path).toMatch(/[?&]temporarySessionKey=/);
     });
   }, 60_000);
 
   it("classic layout: consent banner dismissed, titled option buttons, default Search, hashcash answered", async () => {
-    await control("layout", { provider: "copilot", layout: "classic" });
+    await replica.control.post("layout", { provider: "copilot", layout: "classic" });
     await withPage(async (page) => {
-      await page.goto(`${server.url}/copilot/`);
+      await page.goto(`${replica.url}/copilot/`);
       await page.click('[aria-label="Dismiss"]');
       expect(await page.textContent('button[data-testid*="chat-mode-"]')).toBe("Search");
       await page.click('button[data-testid*="chat-mode-"]');
@@ -545,21 +514,21 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       expect(await page.locator('[data-content="ai-message"] .ac-textBlock').innerText()).toContain(
         'You asked: "Hello classic" (mode: Quick response).',
       );
-      expect((await copilotState()).requests.at(-1)?.body).toMatchObject({ mode: "chat" });
+      expect((await replica.control.providerState("copilot")).requests.at(-1)?.body).toMatchObject({ mode: "chat" });
     });
   }, 60_000);
 
   it("shows Turnstile on a cloudflare challenge and the sign-in prompt on a 401 start", async () => {
-    await control("faults", { provider: "copilot", fault: "challenge" });
+    await replica.control.post("faults", { provider: "copilot", fault: "challenge" });
     await withPage(async (page) => {
-      await page.goto(`${server.url}/copilot/`);
+      await page.goto(`${replica.url}/copilot/`);
       await page.fill("textarea#userInput", "hello");
       await page.click('button[data-testid="submit-button"]');
       await page.waitForSelector("#cf-turnstile", { state: "visible", timeout: 20_000 });
     });
-    await control("faults", { provider: "copilot", fault: "login_wall" });
+    await replica.control.post("faults", { provider: "copilot", fault: "login_wall" });
     await withPage(async (page) => {
-      await page.goto(`${server.url}/copilot/`);
+      await page.goto(`${replica.url}/copilot/`);
       await page.fill("textarea#userInput", "hello");
       await page.click('button[data-testid="submit-button"]');
       const dialog = await page.waitForSelector('[role="dialog"][aria-modal="true"] a[href^="https://login.live.com/"]', {
@@ -579,7 +548,7 @@ describe("page fuzzing (issue 29)", () => {
   };
 
   async function chatPage(): Promise<{ html: string; cookie: string }> {
-    const response = await fetch(`${server.url}/copilot/`);
+    const response = await fetch(`${replica.url}/copilot/`);
     return { html: await response.text(), cookie: response.headers.get("set-cookie") ?? "" };
   }
 
@@ -588,8 +557,8 @@ describe("page fuzzing (issue 29)", () => {
       expect(createHash("sha256").update(renderCopilotPage(layout)).digest("hex"), layout).toBe(PAGES_BEFORE_FUZZING[layout]);
     }
     expect((await chatPage()).html).toBe(renderCopilotPage("default"));
-    await control("variation", { provider: "copilot", seed: 3 });
-    await control("variation", { provider: "copilot", seed: null });
+    await replica.control.post("variation", { provider: "copilot", seed: 3 });
+    await replica.control.post("variation", { provider: "copilot", seed: null });
     const plain = await chatPage();
     expect(plain.html).toBe(renderCopilotPage("default"));
     expect(plain.cookie).not.toContain("replica_copilot_page_load=");
@@ -597,7 +566,7 @@ describe("page fuzzing (issue 29)", () => {
 
   it("the same seed draws the same pages, page load by page load; another seed draws others", async () => {
     const pages = async (seed: number): Promise<string[]> => {
-      await control("variation", { provider: "copilot", seed });
+      await replica.control.post("variation", { provider: "copilot", seed });
       return [(await chatPage()).html, (await chatPage()).html, (await chatPage()).html];
     };
     const first = await pages(21);

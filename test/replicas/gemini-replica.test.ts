@@ -4,9 +4,7 @@
  * and the page driven by real Chromium. Runs in Node; the browser part is skipped when Debian's Chromium is missing.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
+import { describe, expect, it } from "vitest";
 import { GEMINI_LAYOUTS } from "../../replicas/gemini/layouts";
 import { GEMINI_ERROR_CODES, GEMINI_SCENARIOS, pickGeminiScenario, splitCitationMarkers } from "../../replicas/gemini/scenarios";
 import {
@@ -22,45 +20,21 @@ import { renderGeminiAppPage } from "../../replicas/gemini/page";
 import { drawGeminiVariation, NO_GEMINI_WIRE_VARIATION } from "../../replicas/gemini/variation";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { VARIATION_CLASSES, type VariationClass, VariationDraw } from "../../replicas/shared/variation";
-import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
+import { createReplicaApp } from "../../replicas/server";
 import { concat, readChunks } from "../support/byte-streams";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const STREAM_PATH = "/gemini/_/BardChatUi/data/assistant.lamda.BardFrontendService/StreamGenerate";
 const BUILD_LABEL = "boq_assistant-bard-web-server_20261115.07_p0";
 
-let server: RunningReplicaServer;
-
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function state(): Promise<ControlState["providers"][string]> {
-  const all = (await (await fetch(`${server.url}/__control/state`)).json()) as ControlState;
-  const gemini = all.providers.gemini;
-  if (gemini === undefined) throw new Error("gemini is not registered");
-  return gemini;
-}
+const replica = useReplicaServer();
 
 /** Loads /app like the page does and returns what its script posts back: the `at` token and `f.sid`. */
 async function openApp(
   query = "",
 ): Promise<{ html: string; at: string; sid: string; cookie: string; status: number; location: string | null }> {
-  const response = await fetch(`${server.url}/gemini/app${query}`, { redirect: "manual" });
+  const response = await fetch(`${replica.url}/gemini/app${query}`, { redirect: "manual" });
   const html = await response.text();
   const wiz = /window\.WIZ_global_data = (\{.*?\});/.exec(html)?.[1];
   const data: unknown = wiz === undefined ? {} : JSON.parse(wiz);
@@ -101,7 +75,7 @@ function formBody(prompt: string, language: string, at: string, fReq?: string): 
 async function ask(prompt: string, options: AskOptions = {}): Promise<Response> {
   const app = options.at === undefined ? await openApp() : { at: options.at, sid: options.sid ?? "-1" };
   const hl = options.hl ?? "en";
-  const url = `${server.url}${STREAM_PATH}?bl=${BUILD_LABEL}&f.sid=${app.sid}&hl=${hl}&_reqid=100001&rt=c`;
+  const url = `${replica.url}${STREAM_PATH}?bl=${BUILD_LABEL}&f.sid=${app.sid}&hl=${hl}&_reqid=100001&rt=c`;
   return fetch(url, {
     method: "POST",
     headers: {
@@ -306,25 +280,25 @@ describe("POST …/StreamGenerate framing", () => {
       return Array.isArray(inner) && Array.isArray(inner[4]) ? [inner[4][0]] : [];
     });
     expect(finals.at(-1)[9]).toBe("de");
-    const recorded = (await state()).requests.at(-1);
+    const recorded = (await replica.control.providerState("gemini")).requests.at(-1);
     expect(recorded?.body).toMatchObject({ prompt: "many-citations", language: "de", hl: "de", bodyLanguage: "de", bl: BUILD_LABEL });
     expect(recorded?.path).toMatch(/\?bl=.*&f\.sid=.*&hl=de&_reqid=\d+&rt=c$/);
   });
 
   it("rejects requests the real endpoint would: no X-Same-Domain, unknown at, bad f.req, bad bl (400, no fault consumed)", async () => {
     const { at, sid } = await openApp();
-    await control("faults", { provider: "gemini", fault: "http_error" });
+    await replica.control.post("faults", { provider: "gemini", fault: "http_error" });
     expect((await ask("hi", { at, sid, headers: { "x-same-domain": "0" } })).status).toBe(400);
     expect((await ask("hi", { at: "AJvLN6forged:1", sid })).status).toBe(400);
     expect((await ask("hi", { at, sid, fReq: "[null,5]" })).status).toBe(400);
     expect((await ask("   ", { at, sid })).status).toBe(400);
-    const badBl = await fetch(`${server.url}${STREAM_PATH}?bl=nope&f.sid=1&hl=en&_reqid=1&rt=c`, {
+    const badBl = await fetch(`${replica.url}${STREAM_PATH}?bl=nope&f.sid=1&hl=en&_reqid=1&rt=c`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded;charset=utf-8", "x-same-domain": "1" },
       body: formBody("hi", "en", at),
     });
     expect(badBl.status).toBe(400);
-    const after = await state();
+    const after = await replica.control.providerState("gemini");
     expect(after.rejected).toBe(5);
     expect(after.faults).toHaveLength(1);
     expect((await ask("hi", { at, sid })).status).toBe(500);
@@ -333,11 +307,11 @@ describe("POST …/StreamGenerate framing", () => {
 
 describe("faults", () => {
   it("challenge on the page load: a redirect to /sorry/index, which answers 429 'unusual traffic'", async () => {
-    await control("faults", { provider: "gemini", fault: "challenge" });
+    await replica.control.post("faults", { provider: "gemini", fault: "challenge" });
     const walled = await openApp();
     expect(walled.status).toBe(302);
     expect(walled.location).toMatch(/^\/gemini\/sorry\/index\?continue=/);
-    const sorry = await fetch(`${server.url}${walled.location ?? ""}`);
+    const sorry = await fetch(`${replica.url}${walled.location ?? ""}`);
     expect(sorry.status).toBe(429);
     expect(await sorry.text()).toContain("Our systems have detected unusual traffic from your computer network.");
     expect((await openApp()).status).toBe(200);
@@ -345,14 +319,14 @@ describe("faults", () => {
 
   it("challenge taken by StreamGenerate: a redirect to the sorry page", async () => {
     const { at, sid } = await openApp();
-    await control("faults", { provider: "gemini", fault: "challenge" });
+    await replica.control.post("faults", { provider: "gemini", fault: "challenge" });
     const response = await ask("hi", { at, sid, redirect: "manual" });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toMatch(/\/gemini\/sorry\/index\?continue=/);
   });
 
   it("login_wall: the signed-out page without a composer, whose StreamGenerate calls answer 401", async () => {
-    await control("faults", { provider: "gemini", fault: "login_wall" });
+    await replica.control.post("faults", { provider: "gemini", fault: "login_wall" });
     const walled = await openApp();
     expect(walled.status).toBe(200);
     expect(walled.html).toContain('aria-label="Sign in"');
@@ -365,27 +339,27 @@ describe("faults", () => {
   });
 
   it("rate_limited: a 200 whose only data is the error 1037 envelope", async () => {
-    await control("faults", { provider: "gemini", fault: "rate_limited" });
+    await replica.control.post("faults", { provider: "gemini", fault: "rate_limited" });
     const { frames } = framesByLength(decoder.decode(concat(await readChunks(await ask("many-citations")))));
     expect(frames[0]).toEqual([["wrb.fr", null, null, null, null, [3, null, [[BARD_ERROR_INFO_TYPE, [1037]]]]]]);
   });
 
   it("http_error: 500 with Google's error page", async () => {
-    await control("faults", { provider: "gemini", fault: "http_error" });
+    await replica.control.post("faults", { provider: "gemini", fault: "http_error" });
     const response = await ask("hi");
     expect(response.status).toBe(500);
     expect(await response.text()).toContain("Error 500 (Server Error)!!1");
   });
 
   it("empty_answer: the 'Invalid response' envelope and the trailers", async () => {
-    await control("faults", { provider: "gemini", fault: "empty_answer" });
+    await replica.control.post("faults", { provider: "gemini", fault: "empty_answer" });
     const { frames } = framesByLength(decoder.decode(concat(await readChunks(await ask("many-citations")))));
     expect(frames[0]).toEqual([["wrb.fr", null, null, null, null, [8]]]);
     expect(frames).toHaveLength(3);
   });
 
   it("malformed_stream: half the frames, then one whose JSON does not parse, then EOF without trailers", async () => {
-    await control("faults", { provider: "gemini", fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: "gemini", fault: "malformed_stream" });
     const text = decoder.decode(concat(await readChunks(await ask("many-citations"))));
     const lines = text.trimEnd().split("\n");
     const last = lines.at(-1) ?? "";
@@ -396,7 +370,7 @@ describe("faults", () => {
   });
 
   it("disconnect: the transfer breaks off before the complete candidate", async () => {
-    await control("faults", { provider: "gemini", fault: "disconnect" });
+    await replica.control.post("faults", { provider: "gemini", fault: "disconnect" });
     const response = await ask("many-citations");
     expect(response.status).toBe(200);
     const received: Uint8Array[] = [];
@@ -417,34 +391,34 @@ describe("faults", () => {
   });
 
   it("hang: no status line until the client gives up", async () => {
-    await control("faults", { provider: "gemini", fault: "hang" });
+    await replica.control.post("faults", { provider: "gemini", fault: "hang" });
     const { at, sid } = await openApp();
     await expect(ask("hi", { at, sid, signal: AbortSignal.timeout(400) })).rejects.toThrow();
   });
 
   it("slow: delay before the first byte", async () => {
-    await control("faults", { provider: "gemini", fault: "slow", delay_ms: 600, chunk_ms: 1 });
+    await replica.control.post("faults", { provider: "gemini", fault: "slow", delay_ms: 600, chunk_ms: 1 });
     const { at, sid } = await openApp();
     const startedAt = Date.now();
     const response = await ask("hi", { at, sid });
     await readChunks(response);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(550);
-    expect((await state()).faults_served.slow).toBe(1);
+    expect((await replica.control.providerState("gemini")).faults_served.slow).toBe(1);
   });
 });
 
 describe("pages and layouts", () => {
   it("/ redirects to /app, keeping the query; /app/<id> serves the app too", async () => {
-    const root = await fetch(`${server.url}/gemini/?hl=de`, { redirect: "manual" });
+    const root = await fetch(`${replica.url}/gemini/?hl=de`, { redirect: "manual" });
     expect(root.status).toBe(302);
     expect(root.headers.get("location")).toBe("/gemini/app?hl=de");
-    expect((await fetch(`${server.url}/gemini/app/4f2c9a1b7e3d`)).status).toBe(200);
+    expect((await fetch(`${replica.url}/gemini/app/4f2c9a1b7e3d`)).status).toBe(200);
   });
 
   it("every layout carries the sheet's anchors, and they differ where the sheet allows", async () => {
     const pages: Record<string, string> = {};
     for (const layout of GEMINI_LAYOUTS) {
-      expect((await control("layout", { provider: "gemini", layout })).status).toBe(200);
+      expect((await replica.control.post("layout", { provider: "gemini", layout })).status).toBe(200);
       pages[layout] = (await openApp("?hl=en")).html;
     }
     const sidePanel = pages["side-panel"] ?? "";
@@ -465,9 +439,9 @@ describe("pages and layouts", () => {
     expect(sourcesList).toContain("ServiceLogin");
     expect(chipDialog).toContain('aria-label="Send message"');
     expect(chipDialog).not.toContain("<context-sidebar");
-    expect((await control("layout", { provider: "gemini", layout: "nope" })).status).toBe(400);
-    await control("reset", { provider: "gemini" });
-    expect((await state()).layout).toBe("side-panel");
+    expect((await replica.control.post("layout", { provider: "gemini", layout: "nope" })).status).toBe(400);
+    await replica.control.post("reset", { provider: "gemini" });
+    expect((await replica.control.providerState("gemini")).layout).toBe("side-panel");
   });
 
   it("the German UI labels its controls in German", async () => {
@@ -520,12 +494,12 @@ describe("page fuzzing (issue 29)", () => {
     const served = await openApp("?hl=en");
     expect(served.html).not.toContain("applyPageVariation");
     expect(served.html).not.toContain("applyGeminiVariation");
-    expect((await state()).variation).toBeNull();
+    expect((await replica.control.providerState("gemini")).variation).toBeNull();
   });
 
   it("the same seed draws the same pages, page load by page load; the draws are recorded per class", async () => {
     const loads = async (seed: number): Promise<string[]> => {
-      await control("variation", { provider: "gemini", seed });
+      await replica.control.post("variation", { provider: "gemini", seed });
       const pages: string[] = [];
       for (let index = 0; index < 4; index += 1) pages.push(stable((await openApp("?hl=en")).html));
       return pages;
@@ -536,11 +510,11 @@ describe("page fuzzing (issue 29)", () => {
     expect(first.every((html) => html.includes("applyPageVariation") && html.includes("applyGeminiVariation"))).toBe(true);
     const other = await loads(12);
     expect(other).not.toEqual(first);
-    const variation = (await state()).variation;
+    const variation = (await replica.control.providerState("gemini")).variation;
     expect(variation?.seed).toBe(12);
     expect(variation?.draws.length).toBe(4);
     expect(variation?.draws.some((draw) => Object.keys(draw.applied).length > 0)).toBe(true);
-    await control("variation", { provider: "gemini", seed: null });
+    await replica.control.post("variation", { provider: "gemini", seed: null });
     expect(stable((await openApp("?hl=en")).html)).not.toContain("applyGeminiVariation");
   });
 
@@ -604,16 +578,12 @@ describe("page fuzzing (issue 29)", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
+describe.skipIf(!CHROMIUM_INSTALLED)("page in Chromium", () => {
   for (const layout of GEMINI_LAYOUTS) {
     it(`${layout}: sends the real request, streams, toggles aria-busy, renders chips and source cards`, async () => {
-      const { chromium } = await import("playwright-core");
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-      });
+      const browser = await launchChromium();
       try {
-        await control("layout", { provider: "gemini", layout });
+        await replica.control.post("layout", { provider: "gemini", layout });
         const page = await browser.newPage();
         // record which transport the page's script uses
         await page.addInitScript(() => {
@@ -630,7 +600,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
             return originalFetch(...args);
           };
         });
-        await page.goto(`${server.url}/gemini/app?hl=en`);
+        await page.goto(`${replica.url}/gemini/app?hl=en`);
         await page.click('.ql-editor[contenteditable="true"]');
         await page.keyboard.type("late-citations in Chromium");
         // (in the sources-list layout the button only appears once there is text)
@@ -675,7 +645,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
         }
         expect(await page.evaluate(() => Reflect.get(window, "__transports"))).toEqual([layout === "sources-list" ? "fetch" : "xhr"]);
 
-        const sent = (await state()).requests.at(-1);
+        const sent = (await replica.control.providerState("gemini")).requests.at(-1);
         expect(sent?.body).toMatchObject({ prompt: "late-citations in Chromium", hl: "en", bodyLanguage: "en", bl: BUILD_LABEL });
         // XMLHttpRequest upper-cases the charset, fetch keeps it as written
         expect(sent?.headers["content-type"]).toMatch(/^application\/x-www-form-urlencoded;charset=utf-8$/i);
@@ -696,11 +666,10 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
   }
 
   it("thoughts stay collapsed, outside the answer panel", async () => {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      await page.goto(`${server.url}/gemini/app`);
+      await page.goto(`${replica.url}/gemini/app`);
       await page.click('.ql-editor[contenteditable="true"]');
       await page.keyboard.type("with-thoughts");
       await page.keyboard.press("Enter");

@@ -4,48 +4,24 @@
  * consent interstitial, and the page driven by real Chromium. Runs in Node; the browser part is skipped when Debian's
  * Chromium is missing.
  */
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
+import { beforeAll, describe, expect, it } from "vitest";
 import { renderFolwrBody, splitIntoPieces } from "../../replicas/google_ai_mode/fragment";
 import { AI_MODE_LAYOUTS, aiModeLayout } from "../../replicas/google_ai_mode/layouts";
 import { AI_MODE_SCENARIOS, pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
 import { drawAiModeVariant, NO_VARIANT } from "../../replicas/google_ai_mode/variation";
-import { startReplicaServer, type RunningReplicaServer } from "../../replicas/server";
 import { VariationDraw } from "../../replicas/shared/variation";
 import { concat, readChunks } from "../support/byte-streams";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const PROVIDER = "google_ai_mode";
 
-let server: RunningReplicaServer;
+const replica = useReplicaServer();
 let base: string;
 
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-  base = `${server.url}/google_ai_mode`;
+beforeAll(() => {
+  base = `${replica.url}/google_ai_mode`;
 });
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function providerState(): Promise<ControlState["providers"][string]> {
-  const state = (await (await fetch(`${server.url}/__control/state`)).json()) as ControlState;
-  const own = state.providers[PROVIDER];
-  if (own === undefined) throw new Error("google_ai_mode is not registered with the replica server");
-  return own;
-}
 
 function searchPath(q: string, extra: Record<string, string> = {}): string {
   return `${base}/search?${new URLSearchParams({ udm: "50", q, hl: "en", gl: "us", ...extra }).toString()}`;
@@ -129,7 +105,7 @@ describe("GET /search (the shell)", () => {
     expect(html).toContain("Wie hoch ist die Zugspitze?");
     expect(html).not.toContain('<div data-subtree="aimc"');
     expect(html).toContain(">Thinking<");
-    expect((await providerState()).page_loads).toBe(1);
+    expect((await replica.control.providerState(PROVIDER)).page_loads).toBe(1);
   });
 
   it("serves classic results without an AI Mode session when udm is not 50, and sends a blank query to /ai", async () => {
@@ -147,7 +123,7 @@ describe("GET /async/folwr", () => {
     const prompts = ["What is the capital of France?", ...AI_MODE_SCENARIOS.map((scenario) => `scenario ${scenario.trigger ?? ""}`)];
     for (const prompt of prompts) {
       it(`${layout}: byte-exact text/html fragment for "${prompt}"`, async () => {
-        await control("layout", { provider: PROVIDER, layout });
+        await replica.control.post("layout", { provider: PROVIDER, layout });
         const response = await ask(prompt);
         expect(response.status).toBe(200);
         expect(response.headers.get("content-type")).toBe("text/html; charset=UTF-8");
@@ -183,7 +159,7 @@ describe("GET /async/folwr", () => {
     ]);
     expect(slots[37]).toBe("14 Mar 2025");
 
-    await control("layout", { provider: PROVIDER, layout: "rotated" });
+    await replica.control.post("layout", { provider: PROVIDER, layout: "rotated" });
     const rotated = text(concat(await readChunks(await ask("duplicate-citations"))));
     expect(rotated).toContain('<div class="mZJni ');
     expect(rotated).toContain('<div data-scope-id="turn"');
@@ -231,18 +207,18 @@ describe("GET /async/folwr", () => {
   it("records the request and refuses replayed, hand-built or incomplete URLs without consuming a fault", async () => {
     const token = await shellToken("Hello there");
     expect((await fetch(folwrUrl("Hello there", token))).status).toBe(200);
-    const own = await providerState();
+    const own = await replica.control.providerState(PROVIDER);
     expect(own.requests.at(-1)?.body).toMatchObject({ q: "Hello there", udm: "50", hl: "en", gl: "us", async: `_fmt:adl,_xsrf:${token}` });
     expect(own.requests.at(-1)?.method).toBe("GET");
 
-    await control("faults", { provider: PROVIDER, fault: "http_error" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "http_error" });
     const replayed = await fetch(folwrUrl("Hello there", token));
     expect(replayed.status).toBe(400);
     expect(await replayed.text()).toContain("That’s an error.");
     expect((await fetch(folwrUrl("Hello there", "made-up-token"))).status).toBe(400);
     const fresh = await shellToken("Hello there");
     expect((await fetch(folwrUrl("Hello there", fresh).replace("&udm=50", ""))).status).toBe(400);
-    const state = await providerState();
+    const state = await replica.control.providerState(PROVIDER);
     expect(state.rejected).toBe(3);
     expect(state.faults).toHaveLength(1);
   });
@@ -250,34 +226,34 @@ describe("GET /async/folwr", () => {
 
 describe("faults", () => {
   it("challenge: the page load redirects to /sorry/index, a 429 with #captcha-form and the unusual-traffic text", async () => {
-    await control("faults", { provider: PROVIDER, fault: "challenge" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "challenge" });
     const redirected = await fetch(searchPath("weather"), { redirect: "manual" });
     expect(redirected.status).toBe(302);
     const location = redirected.headers.get("location") ?? "";
     expect(location).toMatch(/^\/google_ai_mode\/sorry\/index\?continue=http/);
-    const sorry = await fetch(`${server.url}${location}`);
+    const sorry = await fetch(`${replica.url}${location}`);
     expect(sorry.status).toBe(429);
     const html = await sorry.text();
     expect(html).toContain('id="captcha-form"');
     expect(html).toContain('class="g-recaptcha"');
     expect(html).toContain("Our systems have detected unusual traffic from your computer network");
-    expect((await providerState()).faults_served).toEqual({ challenge: 1 });
+    expect((await replica.control.providerState(PROVIDER)).faults_served).toEqual({ challenge: 1 });
   });
 
   it("challenge on folwr (no page load took it): 429 unusual-traffic page", async () => {
     const token = await shellToken("weather");
-    await control("faults", { provider: PROVIDER, fault: "challenge" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "challenge" });
     const response = await fetch(folwrUrl("weather", token));
     expect(response.status).toBe(429);
     expect(await response.text()).toContain("unusual traffic");
   });
 
   it("login_wall: the page load shows a sign-in dialog and no session, so the page never asks for an answer", async () => {
-    await control("faults", { provider: PROVIDER, fault: "login_wall" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "login_wall" });
     const html = await (await fetch(searchPath("weather"))).text();
     expect(html).toMatch(/<div role="dialog" aria-modal="true"[^>]*>[\s\S]*accounts\.google\.com\/ServiceLogin\?continue=/);
     expect(html).not.toContain("data-xsrf-folwr-token");
-    expect((await providerState()).faults_served).toEqual({ login_wall: 1 });
+    expect((await replica.control.providerState(PROVIDER)).faults_served).toEqual({ login_wall: 1 });
   });
 
   const errorFaults: Array<[string, number]> = [
@@ -286,21 +262,21 @@ describe("faults", () => {
   ];
   for (const [fault, status] of errorFaults) {
     it(`${fault}: folwr answers ${status} with Google's error page for exactly count exchanges`, async () => {
-      await control("faults", { provider: PROVIDER, fault, count: 2 });
+      await replica.control.post("faults", { provider: PROVIDER, fault, count: 2 });
       for (let attempt = 0; attempt < 2; attempt += 1) {
         const response = await ask("weather");
         expect(response.status).toBe(status);
         expect(await response.text()).toContain("That’s an error.");
       }
       expect((await ask("weather")).status).toBe(200);
-      const state = await providerState();
+      const state = await replica.control.providerState(PROVIDER);
       expect(state.faults_served).toEqual({ [fault]: 2 });
       expect(state.exchanges).toBe(3);
     });
   }
 
   it("malformed_stream: 200, a fragment cut inside the answer (before disclaimer and feedback), then a normal end", async () => {
-    await control("faults", { provider: PROVIDER, fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "malformed_stream" });
     const body = text(concat(await readChunks(await ask("table-and-list"))));
     expect(body).toContain('data-subtree="aimc"');
     expect(body).not.toContain("AI responses may include mistakes");
@@ -308,7 +284,7 @@ describe("faults", () => {
   });
 
   it("disconnect: the transfer breaks off inside the answer", async () => {
-    await control("faults", { provider: PROVIDER, fault: "disconnect" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "disconnect" });
     const response = await ask("table-and-list");
     expect(response.status).toBe(200);
     const reader = response.body?.getReader();
@@ -328,7 +304,7 @@ describe("faults", () => {
   });
 
   it("hang: no status line until the client gives up", async () => {
-    await control("faults", { provider: PROVIDER, fault: "hang" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "hang" });
     const token = await shellToken("weather");
     const started = Date.now();
     await expect(fetch(folwrUrl("weather", token), { signal: AbortSignal.timeout(400) })).rejects.toThrow();
@@ -337,7 +313,7 @@ describe("faults", () => {
   });
 
   it("empty_answer: the container, disclaimer and feedback without any answer, chips, panel or comments", async () => {
-    await control("faults", { provider: PROVIDER, fault: "empty_answer" });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "empty_answer" });
     const body = text(concat(await readChunks(await ask("table-and-list"))));
     expect(body).toContain('data-subtree="aimc"');
     expect(body).toContain("AI responses may include mistakes.");
@@ -349,7 +325,7 @@ describe("faults", () => {
   });
 
   it("slow and pacing: delay_ms before the status line, chunk_ms between pieces", async () => {
-    await control("faults", { provider: PROVIDER, fault: "slow", delay_ms: 300, chunk_ms: 60 });
+    await replica.control.post("faults", { provider: PROVIDER, fault: "slow", delay_ms: 300, chunk_ms: 60 });
     const token = await shellToken("long-answer");
     let started = Date.now();
     const slow = await fetch(folwrUrl("long-answer", token));
@@ -359,7 +335,7 @@ describe("faults", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300 + 60 * (pieces - 1) * 0.9);
     expect(concat(chunks)).toEqual(renderFolwrBody(pickAiModeScenario("long-answer"), aiModeLayout("classic"), null).bytes);
 
-    expect((await control("pacing", { provider: PROVIDER, delay_ms: 200 })).status).toBe(200);
+    expect((await replica.control.post("pacing", { provider: PROVIDER, delay_ms: 200 })).status).toBe(200);
     const again = await shellToken("weather");
     started = Date.now();
     await readChunks(await fetch(folwrUrl("weather", again)));
@@ -369,18 +345,18 @@ describe("faults", () => {
 
 describe("layouts", () => {
   it("declares three sheet-legal layouts, switches them through the control API and refuses unknown ones", async () => {
-    expect((await providerState()).layouts).toEqual([...AI_MODE_LAYOUTS]);
-    expect((await providerState()).layout).toBe("classic");
-    expect((await control("layout", { provider: PROVIDER, layout: "rotated" })).status).toBe(200);
-    expect((await providerState()).layout).toBe("rotated");
+    expect((await replica.control.providerState(PROVIDER)).layouts).toEqual([...AI_MODE_LAYOUTS]);
+    expect((await replica.control.providerState(PROVIDER)).layout).toBe("classic");
+    expect((await replica.control.post("layout", { provider: PROVIDER, layout: "rotated" })).status).toBe(200);
+    expect((await replica.control.providerState(PROVIDER)).layout).toBe("rotated");
     expect(await (await fetch(searchPath("weather"))).text()).toContain('const TRANSPORT = "xhr"');
-    expect((await control("layout", { provider: PROVIDER, layout: "nope" })).status).toBe(400);
-    await control("reset", { provider: PROVIDER });
-    expect((await providerState()).layout).toBe("classic");
+    expect((await replica.control.post("layout", { provider: PROVIDER, layout: "nope" })).status).toBe(400);
+    await replica.control.post("reset", { provider: PROVIDER });
+    expect((await replica.control.providerState(PROVIDER)).layout).toBe("classic");
   });
 
   it("consent: the first visit gets 'Before you continue to Google'; accepting sets SOCS and returns to the search", async () => {
-    await control("layout", { provider: PROVIDER, layout: "consent" });
+    await replica.control.post("layout", { provider: PROVIDER, layout: "consent" });
     const first = await (await fetch(searchPath("weather"))).text();
     expect(first).toContain("Before you continue to Google");
     expect(first).toMatch(/<button type="submit" id="L2AGLb" jsname="b3VHJd"[^>]*>Accept all<\/button>/);
@@ -395,20 +371,16 @@ describe("layouts", () => {
     expect(saved.headers.get("location")).toBe(continueUrl);
     const cookie = (saved.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     expect(cookie).toMatch(/^SOCS=/);
-    expect(await (await fetch(`${server.url}${continueUrl}`, { headers: { cookie } })).text()).toContain("data-xsrf-folwr-token");
+    expect(await (await fetch(`${replica.url}${continueUrl}`, { headers: { cookie } })).text()).toContain("data-xsrf-folwr-token");
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("the page in Chromium", () => {
+describe.skipIf(!CHROMIUM_INSTALLED)("the page in Chromium", () => {
   it("classic (fetch), rotated (XHR) and consent: the shell fetches folwr, renders it and marks the response complete", async () => {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    const browser = await launchChromium();
     try {
       for (const layout of ["classic", "rotated", "consent"] as const) {
-        await control("layout", { provider: PROVIDER, layout });
+        await replica.control.post("layout", { provider: PROVIDER, layout });
         const context = await browser.newContext();
         const page = await context.newPage();
         const prompt = `table-and-list in ${layout}`;
@@ -425,7 +397,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the page in Chromium", () => {
         const sites = page.locator('button[aria-label="4 Websites"]');
         await sites.click();
         expect(await sites.getAttribute("aria-expanded")).toBe("true");
-        const sent = (await providerState()).requests.at(-1);
+        const sent = (await replica.control.providerState(PROVIDER)).requests.at(-1);
         expect(sent?.path).toMatch(/^\/google_ai_mode\/async\/folwr\?srtst=\d+&garc=/);
         expect(sent?.body).toMatchObject({ q: prompt, udm: "50", hl: "de", gl: "de", yv: "3" });
         await context.close();
@@ -436,11 +408,10 @@ describe.skipIf(!existsSync(CHROMIUM))("the page in Chromium", () => {
   }, 60_000);
 
   it("a failed folwr leaves an error instead of a response", async () => {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu"] });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      await control("faults", { provider: PROVIDER, fault: "http_error" });
+      await replica.control.post("faults", { provider: PROVIDER, fault: "http_error" });
       await page.goto(searchPath("weather"));
       await page.waitForFunction(() => document.body.innerText.includes("Something went wrong"), undefined, { timeout: 10_000 });
       expect(await page.locator('[data-complete="true"]').count()).toBe(0);
@@ -460,14 +431,14 @@ describe("page fuzzing (issue 29)", () => {
   }
 
   it("the same seed draws the same pages, another seed other pages", async () => {
-    await control("variation", { provider: PROVIDER, seed: 7 });
+    await replica.control.post("variation", { provider: PROVIDER, seed: 7 });
     const first = [await loadShell("many-sources"), await loadShell("many-sources")];
-    await control("variation", { provider: PROVIDER, seed: 7 });
+    await replica.control.post("variation", { provider: PROVIDER, seed: 7 });
     const again = [await loadShell("many-sources"), await loadShell("many-sources")];
     expect(again).toEqual(first);
-    await control("variation", { provider: PROVIDER, seed: 8 });
+    await replica.control.post("variation", { provider: PROVIDER, seed: 8 });
     expect(await loadShell("many-sources")).not.toBe(first[0]);
-    const draws = (await providerState()).variation?.draws ?? [];
+    const draws = (await replica.control.providerState(PROVIDER)).variation?.draws ?? [];
     expect(draws.map((draw) => draw.page_load)).toEqual([1]);
   });
 
@@ -475,10 +446,10 @@ describe("page fuzzing (issue 29)", () => {
     const shell = await loadShell("emoji");
     expect(shell).not.toContain("applyPageVariation");
     expect(shell).toContain("const VARIANT = null;");
-    await control("variation", { provider: PROVIDER, seed: 3 });
+    await replica.control.post("variation", { provider: PROVIDER, seed: 3 });
     const fuzzed = await loadShell("emoji");
     expect(fuzzed).toContain("applyPageVariation");
-    await control("variation", { provider: PROVIDER, seed: null });
+    await replica.control.post("variation", { provider: PROVIDER, seed: null });
     expect(await loadShell("emoji")).toBe(shell);
     const scenario = pickAiModeScenario("emoji");
     const token = await shellToken("emoji");
@@ -513,9 +484,9 @@ describe("page fuzzing (issue 29)", () => {
   });
 
   it("every draw is noted, per class", async () => {
-    await control("variation", { provider: PROVIDER, seed: 11, classes: ["late_lists", "sheet_alternatives"] });
+    await replica.control.post("variation", { provider: PROVIDER, seed: 11, classes: ["late_lists", "sheet_alternatives"] });
     for (let load = 0; load < 6; load += 1) await loadShell("table-and-list");
-    const draws = (await providerState()).variation?.draws ?? [];
+    const draws = (await replica.control.providerState(PROVIDER)).variation?.draws ?? [];
     expect(draws).toHaveLength(6);
     for (const draw of draws) {
       expect(Object.keys(draw.applied).every((name) => name === "late_lists" || name === "sheet_alternatives")).toBe(true);
@@ -530,7 +501,7 @@ describe("page fuzzing (issue 29)", () => {
       const draw = drawAiModeVariant(new VariationDraw(PROVIDER, seed, 1, new Set(["late_lists"])));
       if (draw.panel.delivery === "on_click") break;
     }
-    await control("variation", { provider: PROVIDER, seed, classes: ["late_lists"] });
+    await replica.control.post("variation", { provider: PROVIDER, seed, classes: ["late_lists"] });
     const html = await (await fetch(searchPath("many-sources"))).text();
     const token = /data-xsrf-folwr-token="([^"]+)"/.exec(html)?.[1] ?? "";
     // folwrUrl sends ei=e: the list is kept under the ei the request carried

@@ -4,10 +4,8 @@
  * Runs in Node (the replica is a Node server); the browser part is skipped when Debian's Chromium is missing.
  */
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
-import { createReplicaApp, startReplicaServer, type RunningReplicaServer } from "../../replicas/server";
+import { describe, expect, it } from "vitest";
+import { createReplicaApp, startReplicaServer } from "../../replicas/server";
 import { GROK_SCENARIOS, pickGrokScenario, type GrokScenario } from "../../replicas/grok/scenarios";
 import { buildGrokLines, renderGrokBody, splitAnswerTokens, type GrokLineKind } from "../../replicas/grok/stream";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
@@ -15,8 +13,9 @@ import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
 import { GROK_LAYOUTS, renderGrokHomePage } from "../../replicas/grok/page";
 import { drawGrokVariation, NO_PAGE_VARIATION, NO_WIRE_VARIATION } from "../../replicas/grok/variation";
 import { VARIATION_CLASSES, VariationDraw } from "../../replicas/shared/variation";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const ENDPOINT = "/grok/rest/app-chat/conversations/new";
 const HEADERS = {
   "content-type": "application/json",
@@ -24,32 +23,10 @@ const HEADERS = {
   "x-xai-request-id": "00000000-0000-4000-8000-000000000000",
 };
 
-let server: RunningReplicaServer;
-
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function state(): Promise<ControlState> {
-  return (await (await fetch(`${server.url}/__control/state`)).json()) as ControlState;
-}
+const replica = useReplicaServer();
 
 function ask(message: string, modeId = "auto", init: { headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
-  return fetch(server.url + ENDPOINT, {
+  return fetch(replica.url + ENDPOINT, {
     method: "POST",
     headers: init.headers ?? HEADERS,
     body: JSON.stringify({ temporary: false, modeId, message }),
@@ -198,13 +175,13 @@ describe("POST /rest/app-chat/conversations/new", () => {
 
   it("rejects bodies without a message or with an unknown modeId, and requests without x-statsig-id", async () => {
     expect((await ask("hello", "heavy")).status).toBe(400);
-    const noMessage = await fetch(server.url + ENDPOINT, { method: "POST", headers: HEADERS, body: JSON.stringify({ modeId: "auto" }) });
+    const noMessage = await fetch(replica.url + ENDPOINT, { method: "POST", headers: HEADERS, body: JSON.stringify({ modeId: "auto" }) });
     expect(noMessage.status).toBe(400);
     expect(await noMessage.json()).toEqual({ error: { code: 3, message: "message: must be a non-blank string" } });
     const { "x-statsig-id": _dropped, ...withoutToken } = HEADERS;
     const challenged = await ask("hello", "auto", { headers: withoutToken });
     expect(challenged.status).toBe(403);
-    const grok = (await state()).providers.grok;
+    const grok = (await replica.control.state()).providers.grok;
     expect(grok?.exchanges).toBe(3);
     expect(grok?.rejected).toBe(3);
   });
@@ -223,21 +200,21 @@ describe("faults", () => {
   ];
   for (const [fault, status, body] of errorFaults) {
     it(`${fault} answers ${status} for exactly count exchanges`, async () => {
-      expect((await control("faults", { provider: "grok", fault, count: 2 })).status).toBe(200);
+      expect((await replica.control.post("faults", { provider: "grok", fault, count: 2 })).status).toBe(200);
       for (let i = 0; i < 2; i += 1) {
         const response = await ask("hello");
         expect(response.status).toBe(status);
         expect(await response.json()).toEqual(body);
       }
       expect((await ask("hello")).status).toBe(200);
-      const grok = (await state()).providers.grok;
+      const grok = (await replica.control.state()).providers.grok;
       expect(grok?.faults_served).toEqual({ [fault]: 2 });
       expect(grok?.exchanges).toBe(3);
     });
   }
 
   it("malformed_stream: an in-stream error line mid-answer, then EOF", async () => {
-    await control("faults", { provider: "grok", fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: "grok", fault: "malformed_stream" });
     const response = await ask("hello");
     expect(response.status).toBe(200);
     const lines = parseLines(new TextDecoder().decode(concat(await readChunks(response))));
@@ -247,7 +224,7 @@ describe("faults", () => {
   });
 
   it("disconnect: the transfer breaks off before modelResponse", async () => {
-    await control("faults", { provider: "grok", fault: "disconnect" });
+    await replica.control.post("faults", { provider: "grok", fault: "disconnect" });
     const response = await ask("hello");
     expect(response.status).toBe(200);
     const { text, broke } = await readUntilBreak(response);
@@ -258,7 +235,7 @@ describe("faults", () => {
   });
 
   it("hang: no status line until the client gives up", async () => {
-    await control("faults", { provider: "grok", fault: "hang" });
+    await replica.control.post("faults", { provider: "grok", fault: "hang" });
     const started = Date.now();
     await expect(ask("hello", "auto", { headers: HEADERS, signal: AbortSignal.timeout(400) })).rejects.toThrow();
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
@@ -266,7 +243,7 @@ describe("faults", () => {
   });
 
   it("empty_answer: conversation line and an empty modelResponse, no final tokens", async () => {
-    await control("faults", { provider: "grok", fault: "empty_answer" });
+    await replica.control.post("faults", { provider: "grok", fault: "empty_answer" });
     const lines = parseLines(new TextDecoder().decode(concat(await readChunks(await ask("hello")))));
     expect(lines[0]?.result).toHaveProperty("conversation");
     expect(lines.some((l) => responseOf(l).token !== undefined)).toBe(false);
@@ -275,7 +252,7 @@ describe("faults", () => {
   });
 
   it("slow and pacing: delay_ms before the first byte, chunk_ms between chunks", async () => {
-    await control("faults", { provider: "grok", fault: "slow", delay_ms: 300, chunk_ms: 30 });
+    await replica.control.post("faults", { provider: "grok", fault: "slow", delay_ms: 300, chunk_ms: 30 });
     let started = Date.now();
     const slow = await ask("hello");
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
@@ -283,16 +260,16 @@ describe("faults", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(300 + 30 * (chunks.length - 1) * 0.9);
     expect(concat(chunks)).toEqual(renderGrokBody(pickGrokScenario("hello"), { message: "hello", modeId: "auto" }, null).bytes);
 
-    expect((await control("pacing", { provider: "grok", delay_ms: 200 })).status).toBe(200);
+    expect((await replica.control.post("pacing", { provider: "grok", delay_ms: 200 })).status).toBe(200);
     started = Date.now();
     await readChunks(await ask("hello"));
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-    expect((await state()).providers.grok?.pacing).toEqual({ delay_ms: 200, chunk_ms: 2 });
+    expect((await replica.control.state()).providers.grok?.pacing).toEqual({ delay_ms: 200, chunk_ms: 2 });
   });
 
   it("login_wall is consumed by the page load, whose POSTs then answer 401", async () => {
-    await control("faults", { provider: "grok", fault: "login_wall" });
-    const walled = await fetch(`${server.url}/grok/`);
+    await replica.control.post("faults", { provider: "grok", fault: "login_wall" });
+    const walled = await fetch(`${replica.url}/grok/`);
     const html = await walled.text();
     // Once in the <template> the script clones on a 401, once rendered.
     const dialogs = (page: string): number => page.split('aria-modal="true"').length - 1;
@@ -303,10 +280,10 @@ describe("faults", () => {
     expect(cookie).not.toBe("");
     const rejected = await ask("hello", "auto", { headers: { ...HEADERS, cookie } });
     expect(rejected.status).toBe(401);
-    const normal = await fetch(`${server.url}/grok/`, { headers: { cookie } });
+    const normal = await fetch(`${replica.url}/grok/`, { headers: { cookie } });
     expect(dialogs(await normal.text())).toBe(1);
     expect(normal.headers.get("set-cookie")).toMatch(/Max-Age=0/);
-    const grok = (await state()).providers.grok;
+    const grok = (await replica.control.state()).providers.grok;
     expect(grok?.faults_served).toEqual({ login_wall: 1 });
     expect(grok?.page_loads).toBe(2);
   });
@@ -319,21 +296,21 @@ describe("faults", () => {
       { provider: "grok", fault: "hang", extra: true },
       { fault: "hang" },
     ]) {
-      const response = await control("faults", body);
+      const response = await replica.control.post("faults", body);
       expect(response.status).toBe(400);
       expect(Object.keys((await response.json()) as Json)).toEqual(["detail"]);
     }
-    expect((await control("pacing", {})).status).toBe(400);
-    expect((await control("pacing", { delay_ms: -1 })).status).toBe(400);
+    expect((await replica.control.post("pacing", {})).status).toBe(400);
+    expect((await replica.control.post("pacing", { delay_ms: -1 })).status).toBe(400);
   });
 });
 
 describe("server", () => {
   it("redirects /grok to /grok/ keeping the query, and answers /__health", async () => {
-    const redirect = await fetch(`${server.url}/grok?q=hi%20there`, { redirect: "manual" });
+    const redirect = await fetch(`${replica.url}/grok?q=hi%20there`, { redirect: "manual" });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get("location")).toBe("/grok/?q=hi%20there");
-    expect((await fetch(`${server.url}/__health`)).status).toBe(200);
+    expect((await fetch(`${replica.url}/__health`)).status).toBe(200);
   });
 
   it("works in-process through app.request, ending a disconnect with a stream error", async () => {
@@ -353,16 +330,12 @@ describe("server", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
+describe.skipIf(!CHROMIUM_INSTALLED)("page in Chromium", () => {
   it("types a prompt, picks Expert, sends, renders the answer and the completion marker", async () => {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      await page.goto(`${server.url}/grok`);
+      await page.goto(`${replica.url}/grok`);
       expect(new URL(page.url()).pathname).toBe("/grok/");
       await page.click('.tiptap.ProseMirror[contenteditable="true"]');
       await page.keyboard.type("citation-tags in expert mode");
@@ -381,7 +354,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       expect(await answer.innerText()).toContain("Some figures could not be confirmed.");
       expect(await page.isEnabled('button[type="submit"]')).toBe(true);
 
-      const sent = (await state()).providers.grok?.requests.at(-1);
+      const sent = (await replica.control.state()).providers.grok?.requests.at(-1);
       expect(sent?.body).toMatchObject({
         modeId: "expert",
         message: "citation-tags in expert mode",
@@ -391,7 +364,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
       expect(sent?.headers["x-xai-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
       expect(sent?.headers["x-statsig-id"]).not.toBe("");
 
-      await control("faults", { provider: "grok", fault: "challenge" });
+      await replica.control.post("faults", { provider: "grok", fault: "challenge" });
       await page.click(".tiptap.ProseMirror");
       await page.keyboard.type("again");
       await page.keyboard.press("Enter");
@@ -415,7 +388,7 @@ describe("page fuzzing (issue 29)", () => {
   };
 
   async function homePage(): Promise<string> {
-    return (await fetch(`${server.url}/grok/`)).text();
+    return (await fetch(`${replica.url}/grok/`)).text();
   }
 
   it("with fuzzing off every layout's page is byte-identical to the page before fuzzing existed", async () => {
@@ -428,20 +401,20 @@ describe("page fuzzing (issue 29)", () => {
       }
     }
     expect(await homePage()).toBe(renderGrokHomePage({ layout: "classic", loginWall: false }));
-    await control("variation", { provider: "grok", seed: 5 });
-    await control("variation", { provider: "grok", seed: null });
+    await replica.control.post("variation", { provider: "grok", seed: 5 });
+    await replica.control.post("variation", { provider: "grok", seed: null });
     expect(await homePage()).toBe(renderGrokHomePage({ layout: "classic", loginWall: false }));
   });
 
   it("the same seed draws the same pages, page load by page load; another seed draws others", async () => {
     const pages = async (seed: number): Promise<string[]> => {
-      await control("variation", { provider: "grok", seed });
+      await replica.control.post("variation", { provider: "grok", seed });
       return [await homePage(), await homePage(), await homePage()];
     };
     const first = await pages(11);
     expect(await pages(11)).toEqual(first);
     expect(await pages(12)).not.toEqual(first);
-    const drawn = (await state()).providers.grok?.variation?.draws ?? [];
+    const drawn = (await replica.control.state()).providers.grok?.variation?.draws ?? [];
     expect(drawn.map((draw) => draw.page_load)).toEqual([1, 2, 3]);
   });
 

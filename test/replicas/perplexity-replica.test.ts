@@ -4,18 +4,17 @@
  * fault, the layouts, and the page driven by real Chromium. Runs in Node; the browser part is skipped when Debian's
  * Chromium is missing.
  */
-import { existsSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ControlState } from "../../replicas/control";
+import { describe, expect, it } from "vitest";
 import { PERPLEXITY_LAYOUTS, renderPerplexityPage } from "../../replicas/perplexity/page";
 import { PERPLEXITY_SCENARIOS, pickPerplexityScenario, resolvePerplexityRun } from "../../replicas/perplexity/scenarios";
 import { DEFAULT_ECHO, renderPerplexityBody } from "../../replicas/perplexity/stream";
-import { createReplicaApp, type RunningReplicaServer, startReplicaServer } from "../../replicas/server";
+import { createReplicaApp } from "../../replicas/server";
 import { splitIntoChunks } from "../../replicas/shared/paced-body";
 import { attributeOf, parseHtml, queryAll, queryOne, textOf } from "../../src/scrapers/shared/decode/html";
 import { concat, readChunks, readUntilBreak } from "../support/byte-streams";
+import { CHROMIUM_INSTALLED, launchChromium } from "../support/chromium";
+import { useReplicaServer } from "../support/replica-control";
 
-const CHROMIUM = "/usr/lib/chromium/chromium";
 const ASK = "/perplexity/rest/sse/perplexity_ask";
 const HEADERS = {
   accept: "text/event-stream",
@@ -24,31 +23,7 @@ const HEADERS = {
   "x-request-id": "00000000-0000-4000-8000-000000000001",
 };
 
-let server: RunningReplicaServer;
-beforeAll(async () => {
-  server = await startReplicaServer({ port: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(async () => {
-  await control("reset", {});
-});
-
-async function control(path: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}/__control/${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
-
-async function providerState(): Promise<ControlState["providers"][string]> {
-  const state: ControlState = await (await fetch(`${server.url}/__control/state`)).json();
-  const perplexity = state.providers.perplexity;
-  if (perplexity === undefined) throw new Error("perplexity is not registered");
-  return perplexity;
-}
+const replica = useReplicaServer();
 
 interface AskOptions {
   sources?: string[];
@@ -89,7 +64,7 @@ function askBody(prompt: string, options: AskOptions = {}): Record<string, unkno
 }
 
 function ask(prompt: string, options: AskOptions = {}): Promise<Response> {
-  return fetch(server.url + ASK, {
+  return fetch(replica.url + ASK, {
     method: "POST",
     headers: options.headers ?? HEADERS,
     body: JSON.stringify(askBody(prompt, options)),
@@ -295,18 +270,18 @@ describe("POST /rest/sse/perplexity_ask", () => {
     const answer = record(blocksOf(terminal)[0]?.markdown_block).answer;
     expect(answer).toContain("the web was not searched");
     expect(answer).not.toMatch(/\[\d+\]/);
-    const recorded = record((await providerState()).requests.at(-1)?.body);
+    const recorded = record((await replica.control.providerState("perplexity")).requests.at(-1)?.body);
     expect(recorded.params).toMatchObject({ sources: [], skip_search_enabled: true });
   });
 
   it("rejects unusable bodies with 400 {detail}, counted as rejected exchanges", async () => {
-    const post = (body: string) => fetch(server.url + ASK, { method: "POST", headers: HEADERS, body });
+    const post = (body: string) => fetch(replica.url + ASK, { method: "POST", headers: HEADERS, body });
     const blank = await post(JSON.stringify({ query_str: "  ", params: {} }));
     expect(blank.status).toBe(400);
     expect(await blank.json()).toEqual({ detail: "query_str: must be a non-blank string" });
     expect((await post("not json")).status).toBe(400);
     expect((await post(JSON.stringify({ query_str: "hi", params: [] }))).status).toBe(400);
-    const state = await providerState();
+    const state = await replica.control.providerState("perplexity");
     expect(state.exchanges).toBe(3);
     expect(state.rejected).toBe(3);
   });
@@ -314,15 +289,15 @@ describe("POST /rest/sse/perplexity_ask", () => {
   it("reconnect answers the terminal snapshot of a known run, 403 {} for a gone thread", async () => {
     const run = resolvePerplexityRun("renumbered", { searchEnabled: true });
     await readChunks(await ask("renumbered"));
-    const known = await fetch(`${server.url}${ASK}/reconnect/${run.ids.backendUuid}`, { method: "POST", headers: HEADERS, body: "{}" });
+    const known = await fetch(`${replica.url}${ASK}/reconnect/${run.ids.backendUuid}`, { method: "POST", headers: HEADERS, body: "{}" });
     expect(known.status).toBe(200);
     const [frame] = framesOf(await known.text());
     expect(frame?.data).toMatchObject({ final_sse_message: true, status: "COMPLETED" });
     expect(blocksOf(frame).some((block) => "diff_block" in block)).toBe(false);
-    const gone = await fetch(`${server.url}${ASK}/reconnect/00000000-0000-4000-8000-000000000000`, { method: "POST", body: "{}" });
+    const gone = await fetch(`${replica.url}${ASK}/reconnect/00000000-0000-4000-8000-000000000000`, { method: "POST", body: "{}" });
     expect(gone.status).toBe(403);
     expect(await gone.json()).toEqual({});
-    expect((await fetch(`${server.url}/perplexity/rest/sse/perplexity_terminate`, { method: "POST", body: "{}" })).status).toBe(200);
+    expect((await fetch(`${replica.url}/perplexity/rest/sse/perplexity_terminate`, { method: "POST", body: "{}" })).status).toBe(200);
   });
 });
 
@@ -334,35 +309,35 @@ describe("faults", () => {
   ];
   for (const [fault, status, body] of errorFaults) {
     it(`${fault} answers ${status} for exactly count exchanges`, async () => {
-      expect((await control("faults", { provider: "perplexity", fault, count: 2 })).status).toBe(200);
+      expect((await replica.control.post("faults", { provider: "perplexity", fault, count: 2 })).status).toBe(200);
       for (let i = 0; i < 2; i += 1) {
         const response = await ask("hello");
         expect(response.status).toBe(status);
         expect(await response.json()).toEqual(body);
       }
       expect((await ask("hello")).status).toBe(200);
-      const state = await providerState();
+      const state = await replica.control.providerState("perplexity");
       expect(state.faults_served).toEqual({ [fault]: 2 });
       expect(state.exchanges).toBe(3);
     });
   }
 
   it("challenge: Cloudflare's 403 interstitial with cf-mitigated, on perplexity_ask and on a page load", async () => {
-    await control("faults", { provider: "perplexity", fault: "challenge", count: 2 });
+    await replica.control.post("faults", { provider: "perplexity", fault: "challenge", count: 2 });
     const onAsk = await ask("hello");
     expect(onAsk.status).toBe(403);
     expect(onAsk.headers.get("cf-mitigated")).toBe("challenge");
     expect(await onAsk.text()).toContain("<title>Just a moment...</title>");
-    const onPage = await fetch(`${server.url}/perplexity/`);
+    const onPage = await fetch(`${replica.url}/perplexity/`);
     expect(onPage.status).toBe(403);
     expect(onPage.headers.get("cf-mitigated")).toBe("challenge");
     expect(await onPage.text()).not.toContain("ask-input");
-    expect((await fetch(`${server.url}/perplexity/`)).status).toBe(200);
+    expect((await fetch(`${replica.url}/perplexity/`)).status).toBe(200);
   });
 
   it("login_wall on a page load: the sign-in modal over the page, and that page's POSTs answer 401", async () => {
-    await control("faults", { provider: "perplexity", fault: "login_wall" });
-    const walled = await fetch(`${server.url}/perplexity/`);
+    await replica.control.post("faults", { provider: "perplexity", fault: "login_wall" });
+    const walled = await fetch(`${replica.url}/perplexity/`);
     const html = await walled.text();
     const document = parseHtml(html);
     const dialogs = queryAll(document, 'body > [role="dialog"][aria-modal="true"]');
@@ -371,16 +346,16 @@ describe("faults", () => {
     const cookie = (walled.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
     expect(cookie).not.toBe("");
     expect((await ask("hello", { headers: { ...HEADERS, cookie } })).status).toBe(401);
-    const normal = await fetch(`${server.url}/perplexity/`, { headers: { cookie } });
+    const normal = await fetch(`${replica.url}/perplexity/`, { headers: { cookie } });
     expect(queryAll(parseHtml(await normal.text()), 'body > [role="dialog"]')).toHaveLength(0);
     expect(normal.headers.get("set-cookie")).toMatch(/Max-Age=0/);
-    const state = await providerState();
+    const state = await replica.control.providerState("perplexity");
     expect(state.faults_served).toEqual({ login_wall: 1 });
     expect(state.page_loads).toBe(2);
   });
 
   it("malformed_stream: half the snapshots, unparsable JSON, a final frame whose blocks is not a list", async () => {
-    await control("faults", { provider: "perplexity", fault: "malformed_stream" });
+    await replica.control.post("faults", { provider: "perplexity", fault: "malformed_stream" });
     const text = new TextDecoder().decode(concat(await readChunks(await ask("hello"))));
     const events = text.slice(0, -2).split("\n\n");
     const last = record(JSON.parse((events.at(-1) ?? "").replace(/^event: message\ndata: /, "")));
@@ -391,7 +366,7 @@ describe("faults", () => {
   });
 
   it("disconnect: the transfer breaks off mid-event, before the final frame", async () => {
-    await control("faults", { provider: "perplexity", fault: "disconnect" });
+    await replica.control.post("faults", { provider: "perplexity", fault: "disconnect" });
     const response = await ask("hello");
     expect(response.status).toBe(200);
     const { text, broke } = await readUntilBreak(response);
@@ -402,7 +377,7 @@ describe("faults", () => {
   });
 
   it("hang: no status line until the client gives up", async () => {
-    await control("faults", { provider: "perplexity", fault: "hang" });
+    await replica.control.post("faults", { provider: "perplexity", fault: "hang" });
     const started = Date.now();
     await expect(ask("hello", { signal: AbortSignal.timeout(400) })).rejects.toThrow();
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
@@ -410,7 +385,7 @@ describe("faults", () => {
   });
 
   it("empty_answer: COMPLETED with an empty answer while web results exist", async () => {
-    await control("faults", { provider: "perplexity", fault: "empty_answer" });
+    await replica.control.post("faults", { provider: "perplexity", fault: "empty_answer" });
     const frames = framesOf(new TextDecoder().decode(concat(await readChunks(await ask("hello")))));
     const terminal = frames.filter((f) => f.event === "message").at(-1);
     expect(terminal?.data).toMatchObject({ final_sse_message: true, status: "COMPLETED" });
@@ -425,14 +400,14 @@ describe("faults", () => {
   });
 
   it("slow and pacing: delay_ms before the first byte, chunk_ms between chunks", async () => {
-    await control("faults", { provider: "perplexity", fault: "slow", delay_ms: 300, chunk_ms: 20 });
+    await replica.control.post("faults", { provider: "perplexity", fault: "slow", delay_ms: 300, chunk_ms: 20 });
     let started = Date.now();
     const slow = await ask("hello");
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     const chunks = await readChunks(slow);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300 + 20 * (chunks.length - 1) * 0.9);
     expect(concat(chunks)).toEqual(renderPerplexityBody(resolvePerplexityRun("hello", { searchEnabled: true }), DEFAULT_ECHO, null).bytes);
-    expect((await control("pacing", { provider: "perplexity", delay_ms: 200 })).status).toBe(200);
+    expect((await replica.control.post("pacing", { provider: "perplexity", delay_ms: 200 })).status).toBe(200);
     started = Date.now();
     await readChunks(await ask("hello"));
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
@@ -475,20 +450,20 @@ describe("pages and layouts", () => {
   });
 
   it("switches layouts through the control API; home, thread and deep-link paths serve the page", async () => {
-    expect((await providerState()).layouts).toEqual([...PERPLEXITY_LAYOUTS]);
-    expect((await control("layout", { provider: "perplexity", layout: "textarea-markdown-content" })).status).toBe(200);
+    expect((await replica.control.providerState("perplexity")).layouts).toEqual([...PERPLEXITY_LAYOUTS]);
+    expect((await replica.control.post("layout", { provider: "perplexity", layout: "textarea-markdown-content" })).status).toBe(200);
     for (const path of ["/perplexity/", "/perplexity/search/some-thread-AbCd1234", "/perplexity/search?q=hello"]) {
-      const response = await fetch(server.url + path);
+      const response = await fetch(replica.url + path);
       expect(response.status, path).toBe(200);
       expect(anchorsOf(await response.text()).textarea, path).toBe(true);
     }
-    expect((await control("layout", { provider: "perplexity", layout: "nope" })).status).toBe(400);
-    await control("reset", {});
-    expect(anchorsOf(await (await fetch(`${server.url}/perplexity/`)).text()).lexical).toBe(true);
-    const redirect = await fetch(`${server.url}/perplexity?x=1`, { redirect: "manual" });
+    expect((await replica.control.post("layout", { provider: "perplexity", layout: "nope" })).status).toBe(400);
+    await replica.control.post("reset", {});
+    expect(anchorsOf(await (await fetch(`${replica.url}/perplexity/`)).text()).lexical).toBe(true);
+    const redirect = await fetch(`${replica.url}/perplexity?x=1`, { redirect: "manual" });
     expect(redirect.status).toBe(302);
     expect(redirect.headers.get("location")).toBe("/perplexity/?x=1");
-    expect(await (await fetch(`${server.url}/perplexity/api/auth/session`)).json()).toEqual({});
+    expect(await (await fetch(`${replica.url}/perplexity/api/auth/session`)).json()).toEqual({});
   });
 
   it("works in-process through app.request, ending a disconnect with a stream error", async () => {
@@ -499,18 +474,14 @@ describe("pages and layouts", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
+describe.skipIf(!CHROMIUM_INSTALLED)("page in Chromium", () => {
   it("every layout: types, sends, streams, renders pills and Related, moves to /search/<slug>; the sources menu turns Web off", async () => {
-    const { chromium } = await import("playwright-core");
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    const browser = await launchChromium();
     try {
       for (const layout of PERPLEXITY_LAYOUTS) {
-        await control("layout", { provider: "perplexity", layout });
+        await replica.control.post("layout", { provider: "perplexity", layout });
         const page = await browser.newPage();
-        await page.goto(`${server.url}/perplexity/`);
+        await page.goto(`${replica.url}/perplexity/`);
         const composer = layout === "textarea-markdown-content" ? 'textarea[placeholder*="Ask"]' : "#ask-input";
         expect(await page.isDisabled('button[aria-label="Submit"]')).toBe(true);
         await page.click(composer);
@@ -530,7 +501,7 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
         expect(await pills.first().locator("[aria-label]").getAttribute("aria-label")).toBe(run.webResults?.[0]?.name);
         expect(await page.locator("table td").first().textContent()).toBe("Earth");
 
-        const sent = (await providerState()).requests.at(-1);
+        const sent = (await replica.control.providerState("perplexity")).requests.at(-1);
         expect(sent?.body).toMatchObject({
           query_str: "table-markers please",
           params: {
@@ -558,17 +529,17 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
             document.querySelectorAll('[data-testid="stop-generating-response-button"]').length === 0 &&
             document.body.innerText.includes("the web was not searched"),
         );
-        expect((await providerState()).requests.at(-1)?.body).toMatchObject({
+        expect((await replica.control.providerState("perplexity")).requests.at(-1)?.body).toMatchObject({
           query_str: "offline question",
           params: { sources: [], skip_search_enabled: true },
         });
         await page.close();
       }
 
-      await control("reset", {});
-      await control("faults", { provider: "perplexity", fault: "rate_limited" });
+      await replica.control.post("reset", {});
+      await replica.control.post("faults", { provider: "perplexity", fault: "rate_limited" });
       const page = await browser.newPage();
-      await page.goto(`${server.url}/perplexity/`);
+      await page.goto(`${replica.url}/perplexity/`);
       await page.click("#ask-input");
       await page.keyboard.type("again");
       await page.keyboard.press("Enter");
@@ -581,9 +552,13 @@ describe.skipIf(!existsSync(CHROMIUM))("page in Chromium", () => {
 });
 
 describe("page fuzzing (replicas/perplexity/variation.ts)", () => {
-  const pageOf = async (): Promise<string> => (await fetch(`${server.url}/perplexity/`)).text();
+  const pageOf = async (): Promise<string> => (await fetch(`${replica.url}/perplexity/`)).text();
   const fuzz = async (seed: number | null, classes?: string[]): Promise<void> => {
-    const response = await control("variation", { provider: "perplexity", seed, ...(classes === undefined ? {} : { classes }) });
+    const response = await replica.control.post("variation", {
+      provider: "perplexity",
+      seed,
+      ...(classes === undefined ? {} : { classes }),
+    });
     expect(response.status).toBe(200);
   };
   const variationOf = (html: string): Record<string, unknown> | null => {
@@ -638,7 +613,7 @@ describe("page fuzzing (replicas/perplexity/variation.ts)", () => {
   it("every draw is noted in the control state, per class", async () => {
     await fuzz(31);
     await pageOf();
-    const state = await providerState();
+    const state = await replica.control.providerState("perplexity");
     const applied = state.variation?.draws[0]?.applied ?? {};
     expect(Object.keys(applied).length).toBeGreaterThan(0);
     for (const notes of Object.values(applied)) expect(notes?.length).toBeGreaterThan(0);
@@ -654,7 +629,7 @@ describe("page fuzzing (replicas/perplexity/variation.ts)", () => {
     const { createHash } = await import("node:crypto");
     await fuzz(null);
     for (const layout of PERPLEXITY_LAYOUTS) {
-      await control("layout", { provider: "perplexity", layout });
+      await replica.control.post("layout", { provider: "perplexity", layout });
       const html = await pageOf();
       expect(html).toBe(renderPerplexityPage({ layout, signInWall: false }));
       const stripped = html.replace(/<script type="module">[\s\S]*?<\/script>/, '<script type="module"></script>');
@@ -668,7 +643,7 @@ describe("page fuzzing (replicas/perplexity/variation.ts)", () => {
     for (let seed = 1; seed < 60 && Object.keys(seen).length < 2; seed += 1) {
       await fuzz(seed);
       await pageOf();
-      const notes = (await providerState()).variation?.draws[0]?.applied.sheet_alternatives?.[0] ?? "";
+      const notes = (await replica.control.providerState("perplexity")).variation?.draws[0]?.applied.sheet_alternatives?.[0] ?? "";
       if (notes.includes("end_of_stream not sent; related_query_items not sent")) seen.none ??= seed;
       if (notes.includes("end_of_stream sent; related_query_items sent")) seen.both ??= seed;
     }
@@ -677,7 +652,7 @@ describe("page fuzzing (replicas/perplexity/variation.ts)", () => {
       const variation = variationOf(await pageOf());
       const body = askBody("Who built it?");
       Reflect.set(body.params as object, "frontend_context_uuid", variation?.frontendContextUuid);
-      const text = await (await fetch(`${server.url}${ASK}`, { method: "POST", headers: HEADERS, body: JSON.stringify(body) })).text();
+      const text = await (await fetch(`${replica.url}${ASK}`, { method: "POST", headers: HEADERS, body: JSON.stringify(body) })).text();
       expect(text.includes("event: end_of_stream"), kind).toBe(kind === "both");
       expect(text.includes('"related_query_items"'), kind).toBe(kind === "both");
     }

@@ -8,7 +8,8 @@ import type { Child } from "hono/jsx";
 import { Time, formatNumber } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
 import { answerHtml } from "../playground/answer-html";
-import { type ResultCard, type ResultSection, arrangeResult, isHttpUrl } from "../playground/result-sections";
+import { type ResultCard, type ResultSection, arrangeResult } from "../playground/result-sections";
+import { isHttpUrl } from "../../util/http-url";
 
 export type ResultStatus = "pending" | "done" | "failed";
 

@@ -4,7 +4,7 @@
  * records for the account is read, so another account's job id shows nothing and wakes no Durable Object.
  */
 import { z } from "zod";
-import { indexedJobAccount } from "../../accounts/jobs-index";
+import { indexedJobAccount } from "../../jobs/jobs-table";
 import { jobStub } from "../../jobs/job-record";
 
 const OwnedJobSchema = z.object({

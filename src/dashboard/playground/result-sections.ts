@@ -8,6 +8,7 @@
  * - a detail when it is a single value or object (model, mode, conversation).
  * Machine-readable fields (`*_json`, e.g. `result_markdown_json`) are left to the raw JSON.
  */
+import { isHttpUrl } from "../../util/http-url";
 import { isRecord } from "../../util/json-record";
 
 export interface CardLine {
@@ -92,15 +93,6 @@ export function humanise(field: string): string {
   if (title !== undefined) return title;
   const words = field.replaceAll("_", " ").trim();
   return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-export function isHttpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === "https:" || url.protocol === "http:";
-  } catch {
-    return false;
-  }
 }
 
 function scalarText(value: unknown): string | null {

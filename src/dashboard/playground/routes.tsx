@@ -31,6 +31,7 @@ import { type PlaygroundInput, playgroundLink, queryPairs, readPlaygroundInput, 
 import { readPlaygroundRun, recentPlaygroundRuns, type StoredPlaygroundRun, storePlaygroundRun } from "./run-store";
 import { countryOptions, playgroundScraper, playgroundScrapers } from "./scraper-forms";
 import { buildSnippets, maskedKey, type Snippets } from "./snippets";
+import { isUuid } from "../../util/uuid";
 
 type DashboardContext = Context<AppEnv>;
 
@@ -47,7 +48,6 @@ export interface PlaygroundSessionAccess {
 }
 
 const RECENT_RUNS = 10;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SIGNED_OUT_DETAIL = "Sign in to the dashboard first.";
 const noop = (): void => undefined;
 
@@ -229,7 +229,7 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
     const signedIn = await access.currentSession(c, "jobs");
     if (signedIn === null) return c.redirect("/dashboard/sign-in", 303);
     const id = c.req.param("id");
-    if (!UUID_PATTERN.test(id)) return notFound(c);
+    if (!isUuid(id)) return notFound(c);
     const accountId = signedIn.account.accountId;
     const run = await readPlaygroundRun(c.env.MARKDOWN, accountId, id);
     if (run !== null) return c.html(<ResultPage frame={{ ...signedIn.frame, active: "playground" }} data={resultFromRun(id, run)} />);

@@ -6,7 +6,7 @@ import { UpstreamError } from "../../errors";
 import type { StreamCapture } from "../shared/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
-import { isRecord, type JsonRecord } from "../../util/json-record";
+import { isRecord, type JsonRecord, trimmedOrNull } from "../../util/json-record";
 import { type ConversationStream, readConversationStream } from "./conversation-stream";
 import type { ChatgptParsedAnswer } from "./declaration";
 import { CHATGPT_DETAIL as DETAIL, challengeFailure, emptyAnswerFailure, loginWallFailure, rateLimitFailure } from "./failures";
@@ -181,10 +181,4 @@ function searchQueries(messages: readonly JsonRecord[]): string[] {
     }
   }
   return [...new Set(queries)];
-}
-
-function trimmedOrNull(value: unknown): string | null {
-  if (typeof value !== "string") return null;
-  const trimmed = value.trim();
-  return trimmed === "" ? null : trimmed;
 }

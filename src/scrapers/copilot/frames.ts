@@ -5,6 +5,7 @@
  * sequence of JSON values with only whitespace between them. Anything else makes the frame malformed.
  */
 import type { CapturedFrame } from "../shared/capture/types";
+import { base64ToBytes } from "../../util/base64";
 
 const RECORD_SEPARATOR = "\u001e";
 
@@ -19,9 +20,7 @@ export interface DecodedFrame {
 export function frameText(frame: Pick<CapturedFrame, "data" | "binary">): string | null {
   if (!frame.binary) return frame.data;
   try {
-    const binary = atob(frame.data);
-    const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(base64ToBytes(frame.data));
   } catch {
     return null;
   }

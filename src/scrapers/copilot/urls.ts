@@ -7,6 +7,8 @@
  */
 import MarkdownIt from "markdown-it";
 import type { Token } from "markdown-it";
+import { base64UrlToBytes } from "../../util/base64";
+import { parseHttpUrl } from "../../util/http-url";
 
 /** The URL when it is an absolute http(s) URL, normalised as described above; null otherwise. */
 export function normaliseAnswerUrl(raw: string): string | null {
@@ -16,15 +18,6 @@ export function normaliseAnswerUrl(raw: string): string | null {
   const unwrapped = unwrapRedirect(parsed);
   const url = unwrapped ?? trimmed;
   return parseHttpUrl(url) === null ? null : withoutTextFragment(url);
-}
-
-function parseHttpUrl(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The target of a known redirect wrapper, or null when `url` is not one (or its target is not readable). */
@@ -44,10 +37,10 @@ function unwrapRedirect(url: URL): string | null {
 }
 
 function decodeBase64Url(text: string): string | null {
+  const bytes = base64UrlToBytes(text);
+  if (bytes === null) return null;
   try {
-    const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
-    const binary = atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(Uint8Array.from(binary, (char) => char.charCodeAt(0)));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return null;
   }

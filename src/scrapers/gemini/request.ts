@@ -6,14 +6,15 @@
 import { ScraperDriftError } from "../../errors";
 import type { CapturedExchange } from "../shared/capture/types";
 import { sameLanguage } from "./language";
+import { parseJsonOrUndefined } from "../../util/json-record";
 
 /** The inner list of `f.req=[null,"<inner JSON>"]` in a form-encoded StreamGenerate body. */
 export function innerRequestList(requestBody: string): unknown[] | null {
   const fReq = new URLSearchParams(requestBody).get("f.req");
   if (fReq === null) return null;
-  const outer = parseJson(fReq);
+  const outer = parseJsonOrUndefined(fReq);
   if (!Array.isArray(outer) || typeof outer[1] !== "string") return null;
-  const inner = parseJson(outer[1]);
+  const inner = parseJsonOrUndefined(outer[1]);
   return Array.isArray(inner) ? inner : null;
 }
 
@@ -47,13 +48,5 @@ function queryParam(url: string, name: string): string | null {
     return new URL(url).searchParams.get(name);
   } catch {
     return null;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -4,6 +4,7 @@
  * and frames are skipped; framing itself is the shared length-prefixed decoder's job.
  */
 import { decodeLengthPrefixed } from "../shared/decode/length-prefixed";
+import { parseJsonOrUndefined } from "../../util/json-record";
 
 /** An error envelope `["wrb.fr",null,null,null,null,[<status>,null,[["…BardErrorInfo",[<code>]]]]]`. */
 export interface GeminiErrorEnvelope {
@@ -58,7 +59,7 @@ export function readGeminiWire(chunks: Iterable<Uint8Array>): GeminiWire {
       if (envelope[0] === "e") wire.endTrailer = true;
       if (envelope[0] !== "wrb.fr") continue;
       if (typeof envelope[2] === "string") {
-        const inner = parseJson(envelope[2]);
+        const inner = parseJsonOrUndefined(envelope[2]);
         if (!Array.isArray(inner)) {
           wire.malformed += 1;
           continue;
@@ -110,12 +111,4 @@ function readErrorEnvelope(details: readonly unknown[]): GeminiErrorEnvelope {
     }
   }
   return { status, code };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

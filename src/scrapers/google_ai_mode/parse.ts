@@ -43,6 +43,7 @@ import {
   THINKING_TEXT,
 } from "./selectors";
 import { hostnameOf, isGoogleUrl, resolveLink, sourceUrl } from "./urls";
+import { parseJsonOrUndefined } from "../../util/json-record";
 
 type Citation = GoogleAiModeAnswer["citations"][number];
 type SearchResult = GoogleAiModeAnswer["search_results"][number];
@@ -209,7 +210,7 @@ function sourceRecords(document: Document): Map<string, unknown[][]> {
   for (const comment of commentsOf(document)) {
     const data = comment.trim();
     if (!data.startsWith(SOURCE_RECORD_COMMENT)) continue;
-    const parsed = parseJson(data.slice(SOURCE_RECORD_COMMENT.length));
+    const parsed = parseJsonOrUndefined(data.slice(SOURCE_RECORD_COMMENT.length));
     if (!Array.isArray(parsed)) continue;
     // a list of [uuid, record] pairs; a bare pair is accepted too
     if (typeof parsed[0] === "string") add(parsed);
@@ -393,14 +394,6 @@ function stringOrNull(value: unknown): string | null {
   if (typeof value !== "string") return null;
   const text = value.replace(/\s+/g, " ").trim();
   return text === "" ? null : text;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 function uniqueBy<T>(items: ReadonlyArray<T | null>, key: (item: T) => string): T[] {

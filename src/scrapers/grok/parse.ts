@@ -10,7 +10,8 @@ import { markdownToPlainText } from "../shared/markdown";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { decodeNdjson } from "../shared/decode/ndjson";
 import type { StreamCapture } from "../shared/capture/types";
-import { isRecord, type JsonRecord, listOf } from "../../util/json-record";
+import { isRecord, type JsonRecord, listOf, parseJsonOrUndefined, trimmedOrNull } from "../../util/json-record";
+import { isHttpUrl } from "../../util/http-url";
 
 interface StreamedToken {
   text: string;
@@ -292,7 +293,7 @@ function relatedQuestions(suggestions: unknown[]): string[] {
 function cardUrls(entries: unknown[]): Map<string, string> {
   const urls = new Map<string, string>();
   for (const entry of entries) {
-    const card = typeof entry === "string" ? parseJson(entry) : entry;
+    const card = typeof entry === "string" ? parseJsonOrUndefined(entry) : entry;
     if (!isRecord(card)) continue;
     const id = idString(card.id);
     const url = trimmedOrNull(card.url);
@@ -426,12 +427,6 @@ function resultsOf(value: unknown): unknown[] {
   return isRecord(value) ? listOf(value.results) : listOf(value);
 }
 
-function trimmedOrNull(value: unknown): string | null {
-  if (typeof value !== "string") return null;
-  const trimmed = value.trim();
-  return trimmed === "" ? null : trimmed;
-}
-
 /** Ids are strings on the wire; a numeric id (older builds, hand-edited data) is accepted when it is exact. */
 function idString(value: unknown): string | null {
   if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
@@ -441,23 +436,6 @@ function idString(value: unknown): string | null {
 function httpUrlOrNull(value: unknown): string | null {
   const url = trimmedOrNull(value);
   return url !== null && isHttpUrl(url) ? url : null;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 function uniqueBy<T>(items: (T | null)[], key: (item: T) => string): T[] {

@@ -5,7 +5,7 @@
  */
 import { attributeOf, parseHtml, queryAll, queryOne } from "../shared/decode/html";
 import type { PerplexitySource } from "./declaration";
-import { trimmedOrNull } from "./json";
+import { trimmedOrNull } from "../../util/json-record";
 import { normaliseSourceUrl } from "./urls";
 
 const PILL = "[data-pplx-citation-url]";

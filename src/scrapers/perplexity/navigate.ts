@@ -10,7 +10,7 @@ import { startCapture, type CaptureSession } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
 import { SseDecoder } from "../shared/decode/sse";
 import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../shared/navigation/engine";
-import { isRecord } from "./json";
+import { isRecord } from "../../util/json-record";
 import {
   ASK_RULE,
   PERPLEXITY_ANCHORS,

@@ -10,7 +10,7 @@ import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
 import type { PerplexityAnswer, PerplexitySource } from "./declaration";
 import { sourcesFromAnswerHtml } from "./dom-sources";
-import { isRecord, type JsonRecord, listOf, parseJson, trimmedOrNull } from "./json";
+import { isRecord, type JsonRecord, listOf, parseJsonOrUndefined, trimmedOrNull } from "../../util/json-record";
 import { normaliseMarkdownLinks } from "./markdown-links";
 import { mapCitationMarkers } from "./markers";
 import { findBlock, type PerplexityStream, readPerplexityStream } from "./snapshots";
@@ -169,14 +169,14 @@ function workflowAnswer(stream: PerplexityStream): string | null {
 
 function finalStep(text: string | null): FinalStep | null {
   if (text === null) return null;
-  const parsed = parseJson(text);
+  const parsed = parseJsonOrUndefined(text);
   const steps = Array.isArray(parsed) ? parsed : [parsed];
   const final = steps.findLast((step) => isRecord(step) && step.step_type === "FINAL");
   // a bare object with an answer (the oldest builds) counts as the final step's content
   const content = isRecord(final) ? final.content : steps.length === 1 ? parsed : undefined;
   if (!isRecord(content)) return null;
   // the step's `answer` is itself a JSON string holding `answer` and `web_results` on the builds seen
-  const inner = typeof content.answer === "string" ? parseJson(content.answer) : content.answer;
+  const inner = typeof content.answer === "string" ? parseJsonOrUndefined(content.answer) : content.answer;
   if (isRecord(inner) && typeof inner.answer === "string") {
     return {
       answer: inner.answer,

@@ -6,7 +6,7 @@
  */
 import { applyJsonPatch } from "../shared/decode/json-patch";
 import { decodeSse, parseSseJson } from "../shared/decode/sse";
-import { isRecord, type JsonRecord } from "./json";
+import { isRecord, type JsonRecord } from "../../util/json-record";
 
 /** The state of one block, keyed by (intended_usage, field). */
 export interface BlockState {

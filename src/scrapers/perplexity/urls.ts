@@ -4,6 +4,7 @@
  * (`utm_source=perplexity`) is dropped. Everything else stays byte for byte as the provider sent it (no re-serialising
  * through `URL`, which would add slashes or change escapes).
  */
+import { isHttpUrl } from "../../util/http-url";
 
 /** Query parameters that Perplexity adds to outbound links, with the values that mark them as Perplexity's. */
 const PROVIDER_TRACKING: ReadonlyArray<[name: string, value: RegExp]> = [["utm_source", /^perplexity(\.ai)?$/i]];
@@ -14,15 +15,6 @@ export function normaliseSourceUrl(raw: string): string | null {
   const trimmed = raw.trim();
   if (!isHttpUrl(trimmed)) return null;
   return removeProviderTracking(removeTextFragment(unwrapGoogleRedirect(trimmed)));
-}
-
-export function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
 }
 
 function unwrapGoogleRedirect(url: string): string {

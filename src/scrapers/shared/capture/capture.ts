@@ -11,6 +11,7 @@ import { claimHotCapture, recordCaptureRules } from "../../../browser/hot-page";
 import { recordPageLead, timeStep } from "../../../browser/step-timings";
 import { answerRequestStarted as startNextPageBeside } from "../../../browser/warm-page";
 import { ScraperDriftError } from "../../../errors";
+import { base64ToBytes } from "../../../util/base64";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
 
@@ -250,7 +251,7 @@ class PageCaptureSession implements CaptureSession {
           exchange.contentType = message.contentType;
           break;
         case "chunk":
-          exchange.chunks.push(decodeBase64(message.data));
+          exchange.chunks.push(base64ToBytes(message.data));
           exchange.chunkTimesMs.push(message.at);
           break;
         case "frame":
@@ -270,11 +271,4 @@ class PageCaptureSession implements CaptureSession {
 function snapshot(exchange: LiveExchange): CapturedExchange {
   const { ended: _ended, ...rest } = exchange;
   return { ...rest, chunks: [...rest.chunks], chunkTimesMs: [...rest.chunkTimesMs], frames: [...rest.frames] };
-}
-
-function decodeBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index += 1) bytes[index] = binary.charCodeAt(index);
-  return bytes;
 }

@@ -1,11 +1,70 @@
 /**
- * The D1 jobs index as the job features use it: each job's terminal status (written by its Durable Object, the source
- * of truth), rows of batch jobs, and `GET /jobs`'s keyset pages (newest first by `created_at`, then `job_id`). Only jobs
- * within their 24-hour retention are listed: older records are gone.
+ * The D1 `jobs` table, the index of asynchronous jobs. Job records live in one Durable Object per job, which cannot be
+ * listed; this index is written at submission (one row per job, batch jobs with their batch and item position) so the
+ * dashboard and `GET /jobs` can list an account's jobs, `GET /jobs/{id}` can refuse made-up ids without waking a
+ * Durable Object, and the consumer can find a job's account for fair turns. Each job's terminal status is copied here
+ * by its Durable Object (the source of truth). `GET /jobs` pages by keyset (newest first by `created_at`, then
+ * `job_id`) and lists only jobs within their 24-hour retention: older records are gone.
  */
-import { base64UrlEncode } from "../util/crypto";
+import { base64UrlToBytes, bytesToBase64Url } from "../util/base64";
 import { JOB_RETENTION_MS } from "./job-policy";
 import type { JobStatus } from "./job-types";
+
+export interface IndexedJob {
+  jobId: string;
+  accountId: string;
+  keyId: string | null;
+  scraper: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface IndexedJobWithKey extends IndexedJob {
+  keyName: string | null;
+}
+
+/**
+ * Records a submitted job. Never throws: the job has already been charged and is about to run, and a missing row only
+ * hides it from the dashboard, which must not turn into a failed (and unrefunded) submission.
+ */
+export async function recordSubmittedJob(db: D1Database, job: IndexedJob): Promise<void> {
+  try {
+    await db
+      .prepare("INSERT OR IGNORE INTO jobs (job_id, account_id, key_id, scraper, created_at) VALUES (?, ?, ?, ?, ?)")
+      .bind(job.jobId, job.accountId, job.keyId, job.scraper, job.createdAt)
+      .run();
+  } catch (error) {
+    console.error(`jobs index: could not record job ${job.jobId}`, error);
+  }
+}
+
+export async function recentJobs(db: D1Database, accountId: string, limit: number): Promise<IndexedJobWithKey[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT j.job_id, j.account_id, j.key_id, j.scraper, j.created_at, k.name AS key_name
+       FROM jobs j LEFT JOIN api_keys k ON k.id = j.key_id
+       WHERE j.account_id = ? ORDER BY j.created_at DESC, j.job_id LIMIT ?`,
+    )
+    .bind(accountId, limit)
+    .all<{ job_id: string; account_id: string; key_id: string | null; scraper: string; created_at: string; key_name: string | null }>();
+  return results.map((row) => ({
+    jobId: row.job_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    scraper: row.scraper,
+    createdAt: row.created_at,
+    keyName: row.key_name,
+  }));
+}
+
+/**
+ * The account a job was submitted by, or null for an id that was never submitted. `GET /jobs/{id}` asks this before
+ * waking the job's Durable Object, so a stream of made-up ids creates none; the job consumer asks it for fair turns.
+ */
+export async function indexedJobAccount(db: D1Database, jobId: string): Promise<string | null> {
+  const row = await db.prepare("SELECT account_id FROM jobs WHERE job_id = ?").bind(jobId).first<{ account_id: string }>();
+  return row?.account_id ?? null;
+}
 
 export async function recordTerminalStatus(db: D1Database, jobId: string, status: Exclude<JobStatus, "pending">, completedAt: number) {
   await db
@@ -114,13 +173,14 @@ export async function listJobs(
 
 /** Opaque to clients: base64url of the position. Its content is only ever compared within the caller's own jobs. */
 export function encodeJobCursor(cursor: JobCursor): string {
-  return base64UrlEncode(new TextEncoder().encode(JSON.stringify([cursor.createdAt, cursor.jobId])));
+  return bytesToBase64Url(new TextEncoder().encode(JSON.stringify([cursor.createdAt, cursor.jobId])));
 }
 
 export function decodeJobCursor(text: string): JobCursor | null {
+  const bytes = base64UrlToBytes(text);
+  if (bytes === null) return null;
   try {
-    const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    const value: unknown = JSON.parse(new TextDecoder().decode(Uint8Array.from(binary, (char) => char.charCodeAt(0))));
+    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
     if (!Array.isArray(value) || value.length !== 2) return null;
     const [createdAt, jobId] = value;
     if (typeof createdAt !== "string" || typeof jobId !== "string" || Number.isNaN(Date.parse(createdAt))) return null;
