@@ -38,7 +38,7 @@ const MAX_SESSIONS_OVERRIDE_KEY = "max-sessions";
 const RESERVATION_TTL_MS = 60_000;
 const RETRY_AFTER_SECONDS = 5;
 /**
- * Retry-After when a pool cannot reach this object: a launch is then refused (fail closed, src/browser/browser-pool.ts),
+ * Retry-After when a pool cannot reach this object: a launch is then refused (fail closed, src/browser/pool-launcher.ts),
  * since launching unbudgeted spends the Browser Rendering limits every country shares.
  */
 export const BUDGET_UNREACHABLE_RETRY_SECONDS = 5;
