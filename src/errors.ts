@@ -275,6 +275,16 @@ export class UpstreamError extends ServiceError {
 }
 
 /**
+ * 502: the browser or the scrape's page went away while it was driven (the browser disconnected, the page closed or its
+ * renderer crashed). Thrown where that is observed (puppeteer's events), so the pool replaces the session by `reason`.
+ */
+export class BrowserCrashedError extends UpstreamError {
+  constructor(cause?: unknown) {
+    super("The browser session crashed during the scrape. Safe to retry.", { cause, reason: "browser_crashed" });
+  }
+}
+
+/**
  * 502: the provider's page no longer looks the way its module expects (a control, menu entry or request field is
  * missing): the site changed. `driftCode` is stable (`<provider>.<what>`, e.g. `grok.mode_item_missing`) so operators can
  * see within minutes which provider drifted (logs, `/admin/providers`); the client gets a safe 502 with the generic code

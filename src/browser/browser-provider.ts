@@ -19,7 +19,8 @@ import {
 import { browserPoolStub } from "./browser-pool";
 import { devtoolsBinding } from "./devtools-binding";
 import type { AcquireResult } from "./pool-types";
-import { classifyPageError, openLocalisedPage, puppeteer, type PageRequest } from "./session";
+import { classifyPageError, isBrowserCrash, type PageLossWatch, watchPageLoss } from "./page-loss";
+import { openLocalisedPage, puppeteer, type PageRequest } from "./session";
 import { attachStepLog, StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
 import { isHotPage } from "./hot-page";
 import { type NextPage, prepareNextPage, takeWarmPage, whenAnswerRequestStarts } from "./warm-page";
@@ -146,12 +147,15 @@ async function usePage<T>(
 ): Promise<T> {
   let healthy = true;
   let nextPage: NextPage | null = null;
+  let loss: PageLossWatch | null = null;
   const hot = request.signedIn !== true;
   try {
     const warm = await steps.time("take_warm_page", () => takeWarmPage(browser, { hot, preparedSince }));
     steps.warm = warm !== null;
     const { page, close } = await steps.time("open_page", () => openLocalisedPage(browser, request.country, warm));
     steps.hot = isHotPage(page);
+    const watch = watchPageLoss(page);
+    loss = watch;
     attachStepLog(page, steps);
     whenAnswerRequestStarts(page, () => {
       nextPage = prepareNextPage(browser, request.country, page, { hot });
@@ -159,6 +163,8 @@ async function usePage<T>(
     try {
       return await work(page);
     } finally {
+      // the page closed from here on is this scrape's own doing
+      watch.stop();
       // Sent, not waited for: the session's commands reach Chromium before the disconnect below, and Chromium disposes
       // the context whether or not the connection is still there to hear the reply (~10 ms a scrape's answer no longer
       // waits for). A context that survives anyway is closed by the next scrape on the session (takeWarmPage).
@@ -168,9 +174,9 @@ async function usePage<T>(
       if (next !== null) await steps.time("warm_page_ready", () => readyWithin(next, NEXT_PAGE_GRACE_MS));
     }
   } catch (error) {
-    const failure = classifyPageError(error, browser);
+    const failure = classifyPageError(error, { browserConnected: browser.connected, pageLost: loss?.pageLost ?? false });
     // Provider-level failures leave the browser fine; a dead connection or crash does not.
-    healthy = browser.connected && !(failure instanceof UpstreamError && failure.reason === "browser_crashed");
+    healthy = browser.connected && !isBrowserCrash(failure);
     throw failure;
   } finally {
     if (healthy) {

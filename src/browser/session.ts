@@ -4,7 +4,6 @@
  * page are closed in `finally` whatever happens.
  */
 import puppeteer, { type Browser, type BrowserContext, type Page, type WorkersLaunchOptions } from "@cloudflare/puppeteer";
-import { ServiceError, UpstreamError } from "../errors";
 import { localisationFor } from "./localisation";
 import { browserLocationFor } from "./locations";
 
@@ -71,18 +70,6 @@ export async function openLocalisedPage(
     await close();
     throw error;
   }
-}
-
-/**
- * Turns an error thrown while a page was being driven into a client-safe one: a browser that died or disconnected is
- * a 502 ("browser crashed"); ServiceErrors pass through; anything else is an upstream failure.
- */
-export function classifyPageError(error: unknown, browser: Browser): ServiceError {
-  if (error instanceof ServiceError) return error;
-  if (!browser.connected || /Target closed|Session closed|Connection closed|detached|crash/i.test(String(error))) {
-    return new UpstreamError("The browser session crashed during the scrape. Safe to retry.", { cause: error, reason: "browser_crashed" });
-  }
-  return new UpstreamError("The provider page could not be driven to an answer. Safe to retry.", { cause: error });
 }
 
 export { puppeteer };

@@ -10,14 +10,8 @@ import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
-import {
-  type BlockKind,
-  type BlockSignatures,
-  createNavigator,
-  type Navigator,
-  type PageElement,
-  requireJsonRequestBody,
-} from "../shared/navigation/engine";
+import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../shared/navigation/engine";
+import type { BlockKind, BlockSignatures } from "../shared/navigation/walls";
 import { getAtPointer } from "../shared/decode/json-patch";
 import {
   RUFUS_ANCHORS,

@@ -13,7 +13,8 @@ import { startCapture, type CaptureSession } from "../shared/capture/capture";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "../shared/capture/types";
 import { attributeOf, parseHtml, queryOne } from "../shared/decode/html";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
-import { type BlockKind, createNavigator, type Navigator, type PageElement } from "../shared/navigation/engine";
+import { createNavigator, type Navigator, type PageElement } from "../shared/navigation/engine";
+import { type BlockKind, WallEvidence } from "../shared/navigation/walls";
 import { CHATGPT_DETAIL, challengeFailure, loginWallFailure, rateLimitFailure } from "./failures";
 import { normaliseText, verifyChatgptRequest } from "./request-check";
 import {
@@ -177,7 +178,7 @@ async function waitForSendOrBlock(
   signal: AbortSignal,
 ): Promise<"sent" | "idle" | BlockKind> {
   const until = Date.now() + Math.min(timeoutMs, nav.remainingMs());
-  let evidence: { kind: BlockKind; since: number } | null = null;
+  const evidence = new WallEvidence(BLOCK_CONFIRM_MS);
   // A page that sends does so within moments: the DOM is looked at only when nothing was sent by then, and again at
   // every interval, so the checks' round trips never compete with the page's own start.
   let nextCheck = Math.min(until, Date.now() + CHECK_INTERVAL_MS);
@@ -189,12 +190,11 @@ async function waitForSendOrBlock(
       // with a composer on the page, the challenge-text check is skipped (the prompt in it may contain any words)
       const seen = (await nav.detectBlock(CHATGPT_BLOCKS, composer)) ?? (await loginModal(nav));
       const now = Date.now();
-      if (seen === null) evidence = null;
-      else if (evidence === null || evidence.kind !== seen) evidence = { kind: seen, since: now };
+      const confirmed = evidence.observe(seen, now);
       // a main-frame redirect to the login host is the site's own verdict: believed at once
       if (seen === "login_wall" && CHATGPT_LOGIN_HOSTS.test(page.url())) return seen;
-      if (evidence !== null && now - evidence.since >= BLOCK_CONFIRM_MS) return evidence.kind;
-      if (now >= until) return evidence?.kind ?? "idle";
+      if (confirmed !== null) return confirmed;
+      if (now >= until) return evidence.current ?? "idle";
       nextCheck = Math.min(until, now + CHECK_INTERVAL_MS);
     }
     // the page's next capture message (the conversation request starting) wakes the loop at once

@@ -13,7 +13,8 @@ import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
-import { type BlockKind, createNavigator, matchNames, type Navigator, type PageElement } from "../shared/navigation/engine";
+import { createNavigator, matchNames, type Navigator, type PageElement } from "../shared/navigation/engine";
+import type { BlockKind } from "../shared/navigation/walls";
 import type { CopilotMode } from "./declaration";
 import { COPILOT_DETAIL, chatSettled, parseCopilotStart, readChat, type ChatReading } from "./parse";
 import {

@@ -10,7 +10,8 @@ import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, ServiceError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../shared/capture/capture";
 import type { CapturedExchange } from "../shared/capture/types";
-import { BLOCK_CONFIRM_MS, type BlockKind, createNavigator, type Navigator } from "../shared/navigation/engine";
+import { createNavigator, type Navigator } from "../shared/navigation/engine";
+import { BLOCK_CONFIRM_MS, type BlockKind, blockFromUrl } from "../shared/navigation/walls";
 import { GOOGLE_AI_MODE_ID } from "./declaration";
 import { readSourcesPanel } from "./panel";
 import { type AiModeCapture, fragmentHasSitesButton } from "./parse";
@@ -94,12 +95,7 @@ async function awaitAnswerRequest(nav: Navigator, page: Page, signal: AbortSigna
   const until = Date.now() + Math.min(FOLWR_START_TIMEOUT_MS, nav.remainingMs());
   let seenSince: number | null = null;
   while (capture.exchanges(FOLWR_RULE).length === 0 && Date.now() < until) {
-    const url = page.url();
-    const redirected = BLOCK_SIGNATURES.challenge.urls.some((pattern) => pattern.test(url))
-      ? "challenge"
-      : BLOCK_SIGNATURES.loginWall.urls.some((pattern) => pattern.test(url))
-        ? "login_wall"
-        : null;
+    const redirected = blockFromUrl(BLOCK_SIGNATURES, page.url());
     if (redirected !== null) throwBlock(redirected);
     const block = await blockOnPage(nav);
     if (block === null) seenSince = null;

@@ -2,7 +2,7 @@
  * What the scraper looks for on perplexity.ai (providers/perplexity.md §2, §3). Only this file changes when the site's
  * markup does. Anchors are alternatives (the sheet lists an older and a newer layout for several of them, both live).
  */
-import type { BlockSignatures } from "../shared/navigation/engine";
+import type { BlockSignatures } from "../shared/navigation/walls";
 import type { CaptureRule, OutgoingPatch } from "../shared/capture/types";
 
 /** The answer stream (`/rest/sse/perplexity_ask`), not its `/reconnect/{uuid}` sibling. */

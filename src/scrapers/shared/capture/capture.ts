@@ -10,7 +10,7 @@ import type { Page } from "@cloudflare/puppeteer";
 import { claimHotCapture, recordCaptureRules } from "../../../browser/hot-page";
 import { recordPageLead, timeStep } from "../../../browser/step-timings";
 import { answerRequestStarted as startNextPageBeside } from "../../../browser/warm-page";
-import { ScraperDriftError } from "../../../errors";
+import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
 import { base64ToBytes } from "../../../util/base64";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
@@ -207,8 +207,8 @@ class PageCaptureSession implements CaptureSession {
   /** The page or its browser went away (crash, disconnect): pending waits fail as a closed target does. */
   pageGone(reason: string): void {
     if (this.gone !== null) return;
-    // "Target closed" is how puppeteer reports it too, so the browser layer classifies it as a crash.
-    this.gone = new Error(`Target closed: ${reason} during the capture`);
+    // a crash for the browser layer by its reason (502, session replaced)
+    this.gone = new BrowserCrashedError(new Error(`${reason} during the capture`));
     for (const listener of [...this.listeners]) listener();
   }
 

@@ -8,6 +8,7 @@
  * - a login wall or challenge is recognised only by positive evidence (a redirect, a sign-in modal covering the
  *   composer, a challenge page), never by a "Sign in" link that anonymous pages always show, and page evidence only
  *   when it persists while the entry control is still missing (pages hydrate: a control not there yet is not absent);
+ *   these rules and their in-page checks live in walls.ts and wall-scripts.ts, the engine runs them while it waits;
  * - a dialog that is neither sign-in nor challenge (consent, survey, promo) is an interruption: it is dismissed by role
  *   and name (Close, Dismiss, Not now, Reject all…), never taken for a wall;
  * - typing is checked: the composer must hold the prompt before anything is sent, else real key input is tried;
@@ -15,11 +16,22 @@
  *   `<what>_vanished` appeared and went away).
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
-import { ScraperDriftError } from "../../../errors";
+import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
 import { skipsLanding } from "../../../browser/hot-page";
 import { markPageAction, timeStep } from "../../../browser/step-timings";
 import type { CapturedExchange } from "../capture/types";
+import { IS_VISIBLE } from "./in-page";
 import { type RoleCandidate, roleCandidates } from "./role-lookup";
+import { COVER_OF, INTERRUPTION_DIALOG, IS_SHOWN_DIALOG } from "./wall-scripts";
+import {
+  BLOCK_CHECK_EVERY_MS,
+  type BlockKind,
+  type BlockSignatures,
+  blockFromUrl,
+  WallEvidence,
+  wallAtEndOfWait,
+  wallOnPage,
+} from "./walls";
 
 const POLL_MS = 100;
 /**
@@ -29,14 +41,6 @@ const POLL_MS = 100;
  */
 const FIRST_POLL_MS = 8;
 const DEFAULT_ANCHOR_TIMEOUT_MS = 20_000;
-/**
- * How long page evidence of a wall (a challenge element, a sign-in modal, challenge text) must persist, with the entry
- * control still missing, before it is believed: longer than a page takes to hydrate on a slow device. A redirect to a
- * challenge or sign-in URL is believed at once.
- */
-export const BLOCK_CONFIRM_MS = 6_000;
-/** How often a wait for an entry control also looks for walls and interruptions. */
-const BLOCK_CHECK_EVERY_MS = 250;
 /** How long typing may take to land in a composer that hydrates, is read-only for a while or ignores some input. */
 const TYPING_WINDOW_MS = 12_000;
 /** How long a click waits for a loading shell over its target to go. */
@@ -118,25 +122,6 @@ export interface MenuOptions {
   what: string;
   /** How long the menu may take to open (default 5 s); a popover without a menu role then costs no more. */
   menuTimeoutMs?: number;
-}
-
-export type BlockKind = "challenge" | "login_wall";
-
-export interface BlockSignatures {
-  challenge?: {
-    /** The page was redirected to a challenge (e.g. Google's /sorry/, Amazon's /errors/validateCaptcha). */
-    urls?: readonly RegExp[];
-    /** Elements only a challenge page has (a CAPTCHA form, a Turnstile container). */
-    selectors?: readonly string[];
-    /** Text of a challenge page (title + body); only consulted when no composer is on the page. */
-    text?: readonly RegExp[];
-  };
-  loginWall?: {
-    /** The page was redirected to a sign-in page. */
-    urls?: readonly RegExp[];
-    /** A visible sign-in modal or dialog (it must be visible to count). */
-    modalSelectors?: readonly string[];
-  };
 }
 
 export interface Navigator {
@@ -262,12 +247,12 @@ class PageNavigator implements Navigator {
   private gone: Error | null = null;
 
   constructor(private readonly context: NavigatorContext) {
-    // "Target closed" is how puppeteer words it, so the browser layer classifies it as a crash (502, session replaced).
+    // a crash for the browser layer by its reason (502, session replaced)
     context.page.once("close", () => {
-      this.gone ??= new Error("Target closed: the page closed during navigation");
+      this.gone ??= new BrowserCrashedError(new Error("the page closed during navigation"));
     });
     context.page.browser().once("disconnected", () => {
-      this.gone ??= new Error("Target closed: the browser disconnected during navigation");
+      this.gone ??= new BrowserCrashedError(new Error("the browser disconnected during navigation"));
     });
   }
 
@@ -352,7 +337,7 @@ class PageNavigator implements Navigator {
       return this.roleMatch(query.role, labels);
     };
     const until = Date.now() + Math.min(query.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, this.remainingMs());
-    let evidence: { kind: BlockKind; since: number } | null = null;
+    const evidence = new WallEvidence();
     let ambiguous = false;
     let checkedAt = 0;
     for (let interval = FIRST_POLL_MS; ; interval = Math.min(POLL_MS, interval * 2)) {
@@ -365,21 +350,20 @@ class PageNavigator implements Navigator {
         });
       }
       ambiguous = found === "ambiguous";
-      const url = this.context.page.url();
-      if ((query.blocks.challenge?.urls ?? []).some((pattern) => pattern.test(url))) return "challenge";
-      if ((query.blocks.loginWall?.urls ?? []).some((pattern) => pattern.test(url))) return "login_wall";
+      const redirected = blockFromUrl(query.blocks, this.context.page.url());
+      if (redirected !== null) return redirected;
       const now = Date.now();
       if (now - checkedAt >= BLOCK_CHECK_EVERY_MS || now >= until) {
         checkedAt = now;
         const seen = await this.blockOnPage(query.blocks, null);
-        if (seen === null) evidence = null;
-        else if (evidence === null || evidence.kind !== seen) evidence = { kind: seen, since: now };
-        if (evidence !== null && now - evidence.since >= BLOCK_CONFIRM_MS) return evidence.kind;
+        const confirmed = evidence.observe(seen, now);
+        if (confirmed !== null) return confirmed;
         if (seen === null) await this.dismissInterruptions();
       }
       if (now >= until) {
-        if (evidence !== null) return evidence.kind;
-        if (query.signedOutEvidence !== undefined && (await this.firstVisible(query.signedOutEvidence)) !== null) return "login_wall";
+        const signedOut = query.signedOutEvidence;
+        const wall = await wallAtEndOfWait(evidence, async () => signedOut !== undefined && (await this.firstVisible(signedOut)) !== null);
+        if (wall !== null) return wall;
         if (ambiguous) throw this.drift(`${query.what}_ambiguous`, `several controls match ${JSON.stringify(labels)}`);
         throw this.drift(
           `${query.what}_missing`,
@@ -693,51 +677,7 @@ class PageNavigator implements Navigator {
   }
 
   private async blockOnPage(signatures: BlockSignatures, composer: PageElement | null): Promise<BlockKind | null> {
-    const url = this.context.page.url();
-    if ((signatures.challenge?.urls ?? []).some((pattern) => pattern.test(url))) return "challenge";
-    if ((signatures.loginWall?.urls ?? []).some((pattern) => pattern.test(url))) return "login_wall";
-    const challengeText = signatures.challenge?.text ?? [];
-    const seen = await this.blockInPage(
-      blockCheckFunction(signatures.challenge?.selectors ?? [], signatures.loginWall?.modalSelectors ?? [], challengeText.length > 0),
-      composer,
-    );
-    if (seen === "challenge" || seen === "login_wall") return seen;
-    if (typeof seen === "object" && seen !== null) {
-      const text: unknown = Reflect.get(seen, "text");
-      if (typeof text === "string" && challengeText.some((pattern) => pattern.test(text))) return "challenge";
-    }
-    return null;
-  }
-
-  /**
-   * Runs a block check in the page: on the composer when there is one (resolved, called and released in two round
-   * trips), else as one evaluation. A composer that went away is checked as none, but without the page text (the text
-   * check is for pages that never had a composer). Anything that fails counts as no evidence.
-   */
-  private async blockInPage(check: string, composer: PageElement | null): Promise<unknown> {
-    const cdp = await this.session();
-    try {
-      if (composer !== null) {
-        const { object } = await cdp.send("DOM.resolveNode", { backendNodeId: composer.backendNodeId }).catch(() => ({ object: null }));
-        const objectId = object?.objectId;
-        if (objectId !== undefined) {
-          // Sent together: a session runs its commands in the order sent, so the call is done before its handle goes.
-          const [{ result }] = await Promise.all([
-            cdp.send("Runtime.callFunctionOn", {
-              objectId,
-              functionDeclaration: `function () { return (${check})(this, false); }`,
-              returnByValue: true,
-            }),
-            cdp.send("Runtime.releaseObject", { objectId }).catch(() => undefined),
-          ]);
-          return result.value;
-        }
-      }
-      const { result } = await cdp.send("Runtime.evaluate", { expression: `(${check})(null, ${composer === null})`, returnByValue: true });
-      return result.value;
-    } catch {
-      return undefined;
-    }
+    return wallOnPage(await this.session(), this.context.page.url(), signatures, composer === null ? null : composer.backendNodeId);
   }
 
   async waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number; what?: string }): Promise<boolean> {
@@ -859,13 +799,6 @@ class PageNavigator implements Navigator {
   }
 }
 
-/** In-page: rendered and not hidden. */
-const IS_VISIBLE = `function () {
-  const style = getComputedStyle(this);
-  if (style.visibility === "hidden" || style.display === "none") return false;
-  return this.getClientRects().length > 0;
-}`;
-
 /** Key presses sent before waiting for Chromium's acknowledgements (typeKeys). */
 const KEY_BATCH = 64;
 
@@ -897,56 +830,6 @@ const DISMISS_LABELS: readonly string[] = [
   "閉じる",
   "すべて拒否",
 ];
-
-/**
- * In-page `(dialog) => boolean`: whether a dialog asks the user to sign in (a password field, a sign-in control or
- * heading, a link to a sign-in page). A consent dialog (Reject all / Accept all) is consent even with a sign-in link.
- */
-const SIGN_IN_DIALOG = `(dialog) => {
-  const words = (element) => ((element.getAttribute("aria-label") || "") + " " + (element.textContent || "")).replace(/\\s+/g, " ");
-  const controls = Array.from(dialog.querySelectorAll("button, a, [role=button], [role=link], h1, h2, h3, [role=heading]"));
-  if (controls.some((element) => /^\\s*(reject all|accept all|alle ablehnen|alle akzeptieren|tout refuser|tout accepter|rechazar todo|aceptar todo|i agree)\\s*$/i.test(words(element)))) return false;
-  if (dialog.querySelector('input[type="password" i]')) return true;
-  const signIn = /\\b(sign[ -]?in|log[ -]?in|sign[ -]?up|create (an |your )?account|continue with (google|apple|microsoft|email|phone))\\b|anmelden|se connecter|connexion|iniciar sesi[oó]n|accedi|entrar|ログイン|登录|登入/i;
-  if (controls.some((element) => signIn.test(words(element)))) return true;
-  return Array.from(dialog.querySelectorAll("a[href]")).some((link) => /(^|[./])(login|signin|sign-in|accounts)[./]|\\/(login|signin|sign-in|ServiceLogin)\\b/i.test(link.href));
-}`;
-
-/** In-page: visible, modal-looking dialogs (role dialog/alertdialog, aria-modal, an open <dialog>), in document order. */
-const SHOWN_DIALOGS = `Array.from(document.querySelectorAll('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]')).filter((dialog) => {
-  const style = getComputedStyle(dialog);
-  return style.visibility !== "hidden" && style.display !== "none" && dialog.getClientRects().length > 0 && !dialog.parentElement?.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]');
-})`;
-
-/** In-page `this` = a dialog: still shown. */
-const IS_SHOWN_DIALOG = `function () {
-  if (!this.isConnected) return false;
-  const style = getComputedStyle(this);
-  return style.visibility !== "hidden" && style.display !== "none" && this.getClientRects().length > 0;
-}`;
-
-/** In-page: the first shown modal dialog that is an interruption (no sign-in, no challenge evidence), or null. */
-const INTERRUPTION_DIALOG = `() => {
-  const signIn = ${SIGN_IN_DIALOG};
-  return ${SHOWN_DIALOGS}.find((dialog) => !signIn(dialog) && !dialog.querySelector('iframe[src*="captcha" i], iframe[src*="challenge" i], iframe[src*="turnstile" i], form[action*="captcha" i]')) || null;
-}`;
-
-/**
- * In-page `this` = a control: what covers its centre. "none"; "signin" (a sign-in dialog); "dialog" (another dialog
- * or its backdrop while a dialog is shown); "loading" (a progressbar or busy shell); "other".
- */
-const COVER_OF = `function () {
-  const rect = this.getBoundingClientRect();
-  const top = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
-  if (top === null || this === top || this.contains(top) || top.contains(this)) return "none";
-  const signIn = ${SIGN_IN_DIALOG};
-  const dialogs = ${SHOWN_DIALOGS};
-  const over = top.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]');
-  if (over !== null) return signIn(over) ? "signin" : "dialog";
-  if (dialogs.length > 0) return dialogs.some(signIn) ? "signin" : "dialog";
-  if (top.closest('[role="progressbar"], [aria-busy="true"]') !== null) return "loading";
-  return "other";
-}`;
 
 /** In-page `this` = a composer: whether it takes input now (not disabled, read-only or switched off). */
 const IS_EDITABLE = `function () {
@@ -989,29 +872,6 @@ function firstVisibleExpression(anchors: readonly string[]): string {
   }
   return null;
 })()`;
-}
-
-/**
- * In-page `(composer, withText) => …`: the block the page shows, checked in this order: a visible challenge element
- * ("challenge"), a visible sign-in modal ("login_wall"), a modal over the composer ("login_wall"); else, when `withText`,
- * `{ text }` (title and body text, matched against the challenge texts outside the page), else null.
- */
-function blockCheckFunction(challengeSelectors: readonly string[], modalSelectors: readonly string[], textWanted: boolean): string {
-  return `(composer, withText) => {
-  const isVisible = ${IS_VISIBLE};
-  const anyVisible = (selectors) => selectors.some((selector) => {
-    try {
-      return [...document.querySelectorAll(selector)].some((element) => isVisible.call(element));
-    } catch {
-      return false;
-    }
-  });
-  if (anyVisible(${JSON.stringify(challengeSelectors)})) return "challenge";
-  if (anyVisible(${JSON.stringify(modalSelectors)})) return "login_wall";
-  if (composer !== null && (${COVER_OF}).call(composer) === "signin") return "login_wall";
-  if (withText && ${textWanted}) return { text: document.title + "\\n" + (document.body ? document.body.innerText : "") };
-  return null;
-}`;
 }
 
 function uniqueNodes(candidates: ReadonlyArray<RoleCandidate | undefined>): RoleCandidate[] {
