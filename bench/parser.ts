@@ -7,7 +7,7 @@ import { pickGrokScenario } from "../replicas/grok/scenarios";
 import { renderGrokBody } from "../replicas/grok/stream";
 import { splitIntoChunks } from "../replicas/shared/paced-body";
 import { parseGrokCapture } from "../src/scrapers/grok/parse";
-import type { StreamCapture } from "../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../src/browser/page/capture/types";
 import { percentile } from "./figures";
 
 function captureOf(prompt: string): StreamCapture {

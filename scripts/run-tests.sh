@@ -34,7 +34,7 @@ check typecheck-client tsc -p clients/typescript/tsconfig.json
 check typecheck-client-scripts tsc -p clients/typescript/scripts/tsconfig.json
 check typecheck-worker tsc -p tsconfig.json
 check typecheck-node tsc -p tsconfig.node.json
-# The import rules of src/ (docs/architecture.md, "Import rules"): dependency-cruiser reads TypeScript through the
+# The import rules of src/ (docs/architecture.md, "Layers"): dependency-cruiser reads TypeScript through the
 # TypeScript 5 JS API, which TypeScript 7 has no more, so it has its own toolchain like the client.
 check architecture-install npm ci --prefix tools/architecture --no-audit --no-fund
 check architecture tools/architecture/node_modules/.bin/depcruise --config tools/architecture/dependency-cruiser.config.cjs src

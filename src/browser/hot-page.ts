@@ -23,7 +23,7 @@
  */
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { z } from "zod";
-import { CAPTURE_HOT, captureHookSource, HotHookMarkSchema, type SerializedRule } from "../scrapers/shared/capture/page-hook";
+import { CAPTURE_HOT, captureHookSource, HotHookMarkSchema, type SerializedRule } from "./page/capture/page-hook";
 import { openLocalisedPage } from "./session";
 
 const { mark: HOT_MARK, claim: HOT_CLAIM, overflow: HOT_OVERFLOW } = CAPTURE_HOT;

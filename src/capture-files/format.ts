@@ -5,7 +5,7 @@
  * the exact bytes in the exact pieces the page received (a parser split bug replays too).
  */
 import { z } from "@hono/zod-openapi";
-import type { CapturedExchange } from "../scrapers/shared/capture/types";
+import type { CapturedExchange } from "../browser/page/capture/types";
 import { base64ToBytes, bytesToBase64 } from "../util/base64";
 import { InMemoryInputs, type CaptureRecorder } from "./recording";
 

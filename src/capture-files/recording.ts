@@ -5,7 +5,7 @@
  * "answer_html"); the file format (format.ts) never interprets them.
  */
 import type { z } from "@hono/zod-openapi";
-import type { CapturedExchange, CaptureTransport, StreamCapture } from "../scrapers/shared/capture/types";
+import type { CapturedExchange, CaptureTransport, StreamCapture } from "../browser/page/capture/types";
 
 /** Where a provider's scrape reports its parser's inputs when the scrape is being captured (`npm run capture`). */
 export interface ScrapeRecorder {

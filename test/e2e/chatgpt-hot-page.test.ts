@@ -17,7 +17,7 @@ import { CHATGPT_CAPTURE_RULES, captureChatgptExchange } from "../../src/scraper
 import { chatgptProvider } from "../../src/scrapers/chatgpt";
 import { parseChatgptCapture } from "../../src/scrapers/chatgpt/parse";
 import { resolveOrigin } from "../../src/scrapers/registry";
-import { serializeCaptureRules } from "../../src/scrapers/shared/capture/capture";
+import { serializeCaptureRules } from "../../src/browser/page/capture/capture";
 import { replicaControl, replicaLayouts } from "../integration/helpers";
 
 const ORIGIN = resolveOrigin(env, chatgptProvider, { prompt: "", country: "US", bypass_cache: true, timeout: 60 });

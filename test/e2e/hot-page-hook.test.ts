@@ -8,8 +8,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { withScrapePage } from "../../src/browser/browser-provider";
 import { adoptHotPage, HOT_PAGE_MAX_AGE_MS, inspectHotPage, prepareHotPage, skipsLanding } from "../../src/browser/hot-page";
-import { serializeCaptureRules, startCapture } from "../../src/scrapers/shared/capture/capture";
-import type { CaptureRule } from "../../src/scrapers/shared/capture/types";
+import { serializeCaptureRules, startCapture } from "../../src/browser/page/capture/capture";
+import type { CaptureRule } from "../../src/browser/page/capture/types";
 import { decodeUtf8Chunks } from "../../src/scrapers/shared/decode/lines";
 
 const LAB = `${env.REPLICA_URL}/__capture-lab/`;

@@ -1,7 +1,7 @@
 /**
  * How the navigation engine picks an element among a control's anchors, with real Chromium: in the anchors' order, then
  * document order; visible elements only; an invalid selector matches nothing; a block signature counts only when shown.
- * Elements by role: the narrowed lookup (src/scrapers/shared/navigation/role-lookup.ts) finds exactly what Chromium's
+ * Elements by role: the narrowed lookup (src/browser/page/navigation/role-lookup.ts) finds exactly what Chromium's
  * own tree query finds. And the browser layer closes a scrape's page itself once the answer is in.
  */
 import type { Page } from "@cloudflare/puppeteer";
@@ -11,8 +11,8 @@ import { withScrapePage } from "../../src/browser/browser-provider";
 import { devtoolsBinding } from "../../src/browser/devtools-binding";
 import { puppeteer } from "../../src/browser/session";
 import { ScraperDriftError } from "../../src/errors";
-import { createNavigator, type Navigator, type PageElement } from "../../src/scrapers/shared/navigation/engine";
-import { candidatesByTree, type RoleCandidate, roleCandidates } from "../../src/scrapers/shared/navigation/role-lookup";
+import { createNavigator, type Navigator, type PageElement } from "../../src/browser/page/navigation/engine";
+import { candidatesByTree, type RoleCandidate, roleCandidates } from "../../src/browser/page/navigation/role-lookup";
 
 /** Runs `use` with a navigator on a page holding `html` (the capture bench stands in for a provider: no replica needed). */
 function onPage<T>(country: string, html: string, use: (nav: Navigator, page: Page) => Promise<T>): Promise<T> {

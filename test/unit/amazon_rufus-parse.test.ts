@@ -11,7 +11,7 @@ import { ServiceError, UnexpectedResultError, UpstreamError } from "../../src/er
 import { type RufusAnswer, RufusAnswerSchema } from "../../src/scrapers/amazon_rufus/declaration";
 import { cardRating } from "../../src/scrapers/amazon_rufus/node-tree";
 import { parseRufusCapture, productUrl, withProductLinks } from "../../src/scrapers/amazon_rufus/parse";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
 import { expectedRufusAnswer } from "../support/oracles/amazon_rufus";
 

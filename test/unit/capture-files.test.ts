@@ -8,7 +8,7 @@ import { answerDifferences } from "../../src/capture-files/compare";
 import { CAPTURE_FORMAT, type CaptureFile, type ExchangeFile, exchangeFromFile, exchangeToFile } from "../../src/capture-files/format";
 import { CaptureRecorder, InMemoryInputs, ReplayInputError } from "../../src/capture-files/recording";
 import { redactCaptureFile } from "../../src/capture-files/redact";
-import type { CapturedExchange } from "../../src/scrapers/shared/capture/types";
+import type { CapturedExchange } from "../../src/browser/page/capture/types";
 
 const encoder = new TextEncoder();
 

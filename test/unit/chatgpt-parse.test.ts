@@ -12,7 +12,7 @@ import { ServiceError } from "../../src/errors";
 import type { ChatgptParsedAnswer } from "../../src/scrapers/chatgpt/declaration";
 import { CHATGPT_DETAIL } from "../../src/scrapers/chatgpt/failures";
 import { parseChatgptCapture } from "../../src/scrapers/chatgpt/parse";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
 
 // ---------------------------------------------------------------------------------------------------------------

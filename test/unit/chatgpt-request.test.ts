@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ScraperDriftError } from "../../src/errors";
 import { verifyChatgptRequest } from "../../src/scrapers/chatgpt/request-check";
-import type { CapturedExchange } from "../../src/scrapers/shared/capture/types";
+import type { CapturedExchange } from "../../src/browser/page/capture/types";
 
 function exchange(requestBody: string | null): CapturedExchange {
   return {

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { CopilotWireMode } from "../../replicas/copilot/scenarios";
 import { ServiceError, UnexpectedResultError, UpstreamError } from "../../src/errors";
-import type { CapturedFrame } from "../../src/scrapers/shared/capture/types";
+import type { CapturedFrame } from "../../src/browser/page/capture/types";
 import { decodeFrame } from "../../src/scrapers/copilot/frames";
 import {
   COPILOT_DETAIL,

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { GEMINI_SCENARIOS, type GeminiScenario, pickGeminiScenario, splitCitationMarkers } from "../../replicas/gemini/scenarios";
 import { GEMINI_PICKER_MODE } from "../../replicas/gemini/layouts";
 import { ScraperDriftError, ServiceError } from "../../src/errors";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 import { readGeminiCitations, type GeminiCitation, type GeminiPageSnapshot } from "../../src/scrapers/gemini/citations";
 import { geminiLanguage } from "../../src/scrapers/gemini/language";
 import { cleanAnswerText, type GeminiAnswer, parseGeminiAnswer } from "../../src/scrapers/gemini/parse";

@@ -11,7 +11,7 @@ import { panelEntriesHtml, renderFolwrFragment, wireUrl } from "../../replicas/g
 import { aiModeLayout } from "../../replicas/google_ai_mode/layouts";
 import { AI_MODE_SCENARIOS, pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
 import { type AiModeVariant, NO_VARIANT } from "../../replicas/google_ai_mode/variation";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 import {
   type AiModeCapture,
   fragmentHasSitesButton,

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_FIXTURE_PROMPT, recordedFixtures } from "../../replicas/google_ai_mode/record-fixtures";
 import { pickAiModeScenario } from "../../replicas/google_ai_mode/scenarios";
 import { ScraperDriftError, ServiceError, UnexpectedResultError, UpstreamError } from "../../src/errors";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 import { searchLocaleOf } from "../../src/scrapers/google_ai_mode/declaration";
 import { searchUrl } from "../../src/scrapers/google_ai_mode/navigate";
 import { type AiModeCapture, parseAiModeCapture } from "../../src/scrapers/google_ai_mode/parse";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/errors";
 import type { GrokAnswer } from "../../src/scrapers/grok/declaration";
 import { parseGrokCapture } from "../../src/scrapers/grok/parse";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers

@@ -1,5 +1,5 @@
 /**
- * Block detection's decisions (src/scrapers/shared/navigation/walls.ts), without a browser: a redirect is believed at
+ * Block detection's decisions (src/browser/page/navigation/walls.ts), without a browser: a redirect is believed at
  * once, page evidence only once it persisted BLOCK_CONFIRM_MS, a signed-out page's "Sign in" only at the end of the wait,
  * and what the in-page check returns is read as a wall only when it is positive evidence.
  */
@@ -11,7 +11,7 @@ import {
   blockFromUrl,
   WallEvidence,
   wallAtEndOfWait,
-} from "../../src/scrapers/shared/navigation/walls";
+} from "../../src/browser/page/navigation/walls";
 
 /** Google's walls as its sheet describes them: /sorry/ is a challenge, accounts.google.com a sign-in page. */
 const SIGNATURES: BlockSignatures = {

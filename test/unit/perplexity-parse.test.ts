@@ -13,7 +13,7 @@ import { normaliseMarkdownLinks } from "../../src/scrapers/perplexity/markdown-l
 import { citationMarkerNumbers, mapCitationMarkers } from "../../src/scrapers/perplexity/markers";
 import { parsePerplexityCapture } from "../../src/scrapers/perplexity/parse";
 import { normaliseSourceUrl } from "../../src/scrapers/perplexity/urls";
-import type { StreamCapture } from "../../src/scrapers/shared/capture/types";
+import type { StreamCapture } from "../../src/browser/page/capture/types";
 import { everySplit, sampledSplits, utf8 } from "../support/chunk-splits";
 import { FIXTURES } from "../fixtures/perplexity/generate";
 import { expectedPerplexityFields } from "../support/oracles/perplexity";

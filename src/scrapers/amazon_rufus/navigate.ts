@@ -8,10 +8,10 @@
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
-import { type CaptureSession, startCapture } from "../shared/capture/capture";
-import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../shared/navigation/engine";
-import type { BlockKind, BlockSignatures } from "../shared/navigation/walls";
+import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { CapturedExchange } from "../../browser/page/capture/types";
+import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../../browser/page/navigation/engine";
+import type { BlockKind, BlockSignatures } from "../../browser/page/navigation/walls";
 import { getAtPointer } from "../shared/decode/json-patch";
 import {
   RUFUS_ANCHORS,

@@ -17,7 +17,7 @@
  * - `related_questions`: the labels of `button.rufus-pill` in the affordance HTML, in order, without repeats.
  */
 import { UnexpectedResultError, UpstreamError } from "../../errors";
-import type { StreamCapture } from "../shared/capture/types";
+import type { StreamCapture } from "../../browser/page/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { applyJsonPatch } from "../shared/decode/json-patch";
 import { parseHtml, queryAll, queryOne, textOf } from "../shared/decode/html";

@@ -3,7 +3,7 @@
  * anchor with alternatives in the sheet is listed with all of them; only this file changes when the markup does.
  * The answer itself is read from the network (the turns' DOM is not needed), so no answer anchors are listed.
  */
-import type { BlockSignatures } from "../shared/navigation/walls";
+import type { BlockSignatures } from "../../browser/page/navigation/walls";
 
 export const RUFUS_ANCHORS = {
   /** The nav button that opens the panel (id on most builds, class on others). */

@@ -9,12 +9,12 @@
  */
 import type { HTTPRequest, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
-import { startCapture, type CaptureSession } from "../shared/capture/capture";
-import type { CapturedExchange, CaptureRule, OutgoingPatch } from "../shared/capture/types";
+import { startCapture, type CaptureSession } from "../../browser/page/capture/capture";
+import type { CapturedExchange, CaptureRule, OutgoingPatch } from "../../browser/page/capture/types";
 import { attributeOf, parseHtml, queryOne } from "../shared/decode/html";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
-import { createNavigator, type Navigator, type PageElement } from "../shared/navigation/engine";
-import { type BlockKind, WallEvidence } from "../shared/navigation/walls";
+import { createNavigator, type Navigator, type PageElement } from "../../browser/page/navigation/engine";
+import { type BlockKind, WallEvidence } from "../../browser/page/navigation/walls";
 import { CHATGPT_DETAIL, challengeFailure, loginWallFailure, rateLimitFailure } from "./failures";
 import { normaliseText, verifyChatgptRequest } from "./request-check";
 import {

@@ -3,7 +3,7 @@
  * bytes in, the ChatGPT fields of spec §2.6 out, or a ServiceError saying why there is no answer.
  */
 import { UpstreamError } from "../../errors";
-import type { StreamCapture } from "../shared/capture/types";
+import type { StreamCapture } from "../../browser/page/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
 import { isRecord, type JsonRecord, trimmedOrNull } from "../../util/json-record";

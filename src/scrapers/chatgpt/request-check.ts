@@ -3,8 +3,8 @@
  * ChatGPT was asked, whatever the page looked like on the way there.
  */
 import { ScraperDriftError } from "../../errors";
-import type { CapturedExchange } from "../shared/capture/types";
-import { requireJsonRequestBody } from "../shared/navigation/engine";
+import type { CapturedExchange } from "../../browser/page/capture/types";
+import { requireJsonRequestBody } from "../../browser/page/navigation/engine";
 import { SEARCH_HINT } from "./selectors";
 
 const PROVIDER = "chatgpt";

@@ -3,7 +3,7 @@
  * or paths do. The stable anchors are `#prompt-textarea`, `data-testid` and `data-message-*`; Tailwind classes and
  * `aria-label`s are not used (obfuscated or localised).
  */
-import type { BlockSignatures } from "../shared/navigation/walls";
+import type { BlockSignatures } from "../../browser/page/navigation/walls";
 
 /**
  * The deep link that fills **and submits** the prompt on load; `hints=search` forces the web-search tool for that turn

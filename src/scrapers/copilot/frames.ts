@@ -4,7 +4,7 @@
  * `\x1e` and a server may batch concatenated objects: a frame is split at `\x1e`, and each record is read as a
  * sequence of JSON values with only whitespace between them. Anything else makes the frame malformed.
  */
-import type { CapturedFrame } from "../shared/capture/types";
+import type { CapturedFrame } from "../../browser/page/capture/types";
 import { base64ToBytes } from "../../util/base64";
 
 const RECORD_SEPARATOR = "\u001e";

@@ -11,10 +11,10 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
-import { type CaptureSession, startCapture } from "../shared/capture/capture";
-import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, matchNames, type Navigator, type PageElement } from "../shared/navigation/engine";
-import type { BlockKind } from "../shared/navigation/walls";
+import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { CapturedExchange } from "../../browser/page/capture/types";
+import { createNavigator, matchNames, type Navigator, type PageElement } from "../../browser/page/navigation/engine";
+import type { BlockKind } from "../../browser/page/navigation/walls";
 import type { CopilotMode } from "./declaration";
 import { COPILOT_DETAIL, chatSettled, parseCopilotStart, readChat, type ChatReading } from "./parse";
 import {

@@ -9,7 +9,7 @@
  * rather than risk an answer with a hole in it.
  */
 import { UnexpectedResultError, UpstreamError } from "../../errors";
-import type { CapturedExchange } from "../shared/capture/types";
+import type { CapturedExchange } from "../../browser/page/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
 import type { CopilotCitation, CopilotParsedAnswer } from "./declaration";

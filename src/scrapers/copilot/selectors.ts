@@ -3,8 +3,8 @@
  * markup does. Anchors are alternatives, most specific first; labels may be localised, so the mode is always verified
  * in the `send` frame and patched into it when the menu cannot be used.
  */
-import type { RoleQuery } from "../shared/navigation/engine";
-import type { BlockSignatures } from "../shared/navigation/walls";
+import type { RoleQuery } from "../../browser/page/navigation/engine";
+import type { BlockSignatures } from "../../browser/page/navigation/walls";
 import type { CopilotMode } from "./declaration";
 
 /** The composer: `textarea#userInput` (`data-testid="composer-input"`, placeholder "Message Copilot"). */

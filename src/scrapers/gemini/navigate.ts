@@ -14,9 +14,9 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
-import { type CaptureSession, startCapture } from "../shared/capture/capture";
-import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, type Navigator, type PageElement } from "../shared/navigation/engine";
+import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { CapturedExchange } from "../../browser/page/capture/types";
+import { createNavigator, type Navigator, type PageElement } from "../../browser/page/navigation/engine";
 import type { GeminiPageSnapshot } from "./citations";
 import { verifyStreamRequest } from "./request";
 import { GEMINI_BLOCKS, GEMINI_CONDITIONS, GEMINI_DOM, GEMINI_PAGE, STREAM_GENERATE_URL, STREAM_RULE } from "./selectors";

@@ -4,7 +4,7 @@
  * answer. Field mapping: gemini.md §4; failure signatures: §5. Details never carry provider text (that goes to `cause`).
  */
 import { ScraperDriftError, UnexpectedResultError, UpstreamError } from "../../errors";
-import type { StreamCapture } from "../shared/capture/types";
+import type { StreamCapture } from "../../browser/page/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { attributeOf, parseHtml, queryOne, removeAll, textOf } from "../shared/decode/html";
 import { markdownToPlainText } from "../shared/markdown";

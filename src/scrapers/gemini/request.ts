@@ -4,7 +4,7 @@
  * failure, never a pass.
  */
 import { ScraperDriftError } from "../../errors";
-import type { CapturedExchange } from "../shared/capture/types";
+import type { CapturedExchange } from "../../browser/page/capture/types";
 import { sameLanguage } from "./language";
 import { parseJsonOrUndefined } from "../../util/json-record";
 

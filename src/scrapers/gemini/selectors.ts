@@ -2,7 +2,7 @@
  * DOM anchors, labels and endpoints of gemini.google.com (providers/gemini.md §2, §3, §5). Only this file changes when
  * the site's markup does. Where the sheet gives alternatives, all are listed (first match wins).
  */
-import type { BlockSignatures } from "../shared/navigation/walls";
+import type { BlockSignatures } from "../../browser/page/navigation/walls";
 
 export const GEMINI_PAGE = {
   /**

@@ -8,10 +8,10 @@
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, ServiceError, UpstreamError } from "../../errors";
-import { type CaptureSession, startCapture } from "../shared/capture/capture";
-import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, type Navigator } from "../shared/navigation/engine";
-import { BLOCK_CONFIRM_MS, type BlockKind, blockFromUrl } from "../shared/navigation/walls";
+import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { CapturedExchange } from "../../browser/page/capture/types";
+import { createNavigator, type Navigator } from "../../browser/page/navigation/engine";
+import { BLOCK_CONFIRM_MS, type BlockKind, blockFromUrl } from "../../browser/page/navigation/walls";
 import { GOOGLE_AI_MODE_ID } from "./declaration";
 import { readSourcesPanel } from "./panel";
 import { type AiModeCapture, fragmentHasSitesButton } from "./parse";

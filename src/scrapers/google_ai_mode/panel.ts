@@ -9,7 +9,7 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { z } from "@hono/zod-openapi";
 import { ScraperDriftError } from "../../errors";
-import type { Navigator, PageElement } from "../shared/navigation/engine";
+import type { Navigator, PageElement } from "../../browser/page/navigation/engine";
 import { type PanelEntrySnapshot, PanelEntrySnapshotSchema } from "./parse";
 import { PANEL_ON_PAGE } from "./selectors";
 

@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { UnexpectedResultError, UpstreamError, ScraperDriftError } from "../../errors";
-import type { StreamCapture } from "../shared/capture/types";
+import type { StreamCapture } from "../../browser/page/capture/types";
 import { nodesToMarkdown } from "../shared/decode/html-to-markdown";
 import {
   type AnyNode,

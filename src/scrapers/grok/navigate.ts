@@ -5,9 +5,9 @@
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
-import { startCapture } from "../shared/capture/capture";
-import type { CapturedExchange } from "../shared/capture/types";
-import { createNavigator, requireJsonRequestBody, type Navigator } from "../shared/navigation/engine";
+import { startCapture } from "../../browser/page/capture/capture";
+import type { CapturedExchange } from "../../browser/page/capture/types";
+import { createNavigator, requireJsonRequestBody, type Navigator } from "../../browser/page/navigation/engine";
 import type { GrokMode } from "./declaration";
 import {
   GROK_BLOCKS,

@@ -9,7 +9,7 @@ import type { GrokAnswer } from "./declaration";
 import { markdownToPlainText } from "../shared/markdown";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { decodeNdjson } from "../shared/decode/ndjson";
-import type { StreamCapture } from "../shared/capture/types";
+import type { StreamCapture } from "../../browser/page/capture/types";
 import { isRecord, type JsonRecord, listOf, parseJsonOrUndefined, trimmedOrNull } from "../../util/json-record";
 import { isHttpUrl } from "../../util/http-url";
 

@@ -2,7 +2,7 @@
  * What grok.com's page offers a scraper (providers/grok.md §2, §3). Only this file changes when the site's markup
  * does. Everything marked (unverified) in the sheet has alternatives here, and the choice is verified on the wire.
  */
-import type { BlockSignatures } from "../shared/navigation/walls";
+import type { BlockSignatures } from "../../browser/page/navigation/walls";
 
 /**
  * The composer (sheet §2): the current ProseMirror editor, or the older textarea; a textarea of the page's form before

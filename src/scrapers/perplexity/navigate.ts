@@ -6,10 +6,10 @@
  */
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
-import { startCapture, type CaptureSession } from "../shared/capture/capture";
-import type { CapturedExchange } from "../shared/capture/types";
+import { startCapture, type CaptureSession } from "../../browser/page/capture/capture";
+import type { CapturedExchange } from "../../browser/page/capture/types";
 import { SseDecoder } from "../shared/decode/sse";
-import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../shared/navigation/engine";
+import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../../browser/page/navigation/engine";
 import { isRecord } from "../../util/json-record";
 import {
   ASK_RULE,

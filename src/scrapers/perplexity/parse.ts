@@ -5,7 +5,7 @@
  * failure signatures: providers/perplexity.md §3–§5.
  */
 import { UnexpectedResultError, UpstreamError } from "../../errors";
-import type { StreamCapture } from "../shared/capture/types";
+import type { StreamCapture } from "../../browser/page/capture/types";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
 import { markdownToPlainText } from "../shared/markdown";
 import type { PerplexityAnswer, PerplexitySource } from "./declaration";

@@ -2,8 +2,8 @@
  * What the scraper looks for on perplexity.ai (providers/perplexity.md §2, §3). Only this file changes when the site's
  * markup does. Anchors are alternatives (the sheet lists an older and a newer layout for several of them, both live).
  */
-import type { BlockSignatures } from "../shared/navigation/walls";
-import type { CaptureRule, OutgoingPatch } from "../shared/capture/types";
+import type { BlockSignatures } from "../../browser/page/navigation/walls";
+import type { CaptureRule, OutgoingPatch } from "../../browser/page/capture/types";
 
 /** The answer stream (`/rest/sse/perplexity_ask`), not its `/reconnect/{uuid}` sibling. */
 export const PERPLEXITY_ASK_URL = /\/rest\/sse\/perplexity_ask(?:[?#]|$)/;

@@ -17,8 +17,8 @@
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
-import { skipsLanding } from "../../../browser/hot-page";
-import { markPageAction, timeStep } from "../../../browser/step-timings";
+import { skipsLanding } from "../../hot-page";
+import { markPageAction, timeStep } from "../../step-timings";
 import type { CapturedExchange } from "../capture/types";
 import { IS_VISIBLE } from "./in-page";
 import { type RoleCandidate, roleCandidates } from "./role-lookup";

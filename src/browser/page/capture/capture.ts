@@ -7,9 +7,9 @@
  * page, where the page's own reader sees the bytes.
  */
 import type { Page } from "@cloudflare/puppeteer";
-import { claimHotCapture, recordCaptureRules } from "../../../browser/hot-page";
-import { recordPageLead, timeStep } from "../../../browser/step-timings";
-import { answerRequestStarted as startNextPageBeside } from "../../../browser/warm-page";
+import { claimHotCapture, recordCaptureRules } from "../../hot-page";
+import { recordPageLead, timeStep } from "../../step-timings";
+import { answerRequestStarted as startNextPageBeside } from "../../warm-page";
 import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
 import { base64ToBytes } from "../../../util/base64";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
