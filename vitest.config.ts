@@ -7,7 +7,7 @@ export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijkl";
 function workersRuntime() {
   return cloudflareTest(async ({ inject }) => {
     const replicaUrl = inject<string>("replicaUrl");
-    // `PROVIDER_ORIGIN_<ID>` of every provider, pointing its scraper at its replica (test/global-setup.ts).
+    // `PROVIDER_ORIGIN_<ID>` of every provider, pointing its scraper at its replica (test/support/replicas-setup.ts).
     const replicaOrigins = inject<Record<string, string>>("replicaOrigins");
     const webhookReceiverUrl = inject<string>("webhookReceiverUrl");
     return {
@@ -39,10 +39,12 @@ function workersRuntime() {
 }
 
 /**
- * Four levels (DESIGN.md §7): `unit` runs pure code and the replicas in Node, files in parallel; `integration` runs
- * browser-free tests inside workerd (real D1, KV, Queues, Durable Objects), files in parallel; `e2e` drives every
- * scraper through the Worker with real Chromium against its replica, one file at a time (two cores); `browser` drives
- * the dashboard with playwright-core in Debian's Chromium against a `wrangler dev` of the whole Worker.
+ * Five levels, one folder each under test/ (test/README.md): `unit` runs pure code in Node, browser-free, files in
+ * parallel; `replicas` runs each replica's own tests in Node (wire format, faults, layouts; a few pages in Chromium
+ * through playwright-core); `integration` runs browser-free tests inside workerd (real D1, KV, Queues, Durable Objects),
+ * files in parallel; `e2e` drives every scraper through the Worker with real Chromium against its replica, one file at a
+ * time (two cores); `browser` drives the dashboard with playwright-core in Debian's Chromium against a `wrangler dev` of
+ * the whole Worker. Helpers shared between levels live in test/support/ (test/support/workers/ for the workerd levels).
  */
 export default defineConfig({
   test: {
@@ -50,7 +52,16 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts", "test/replicas/**/*.test.ts"],
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        // Each replica served on a free port in this process; the page tests launch a short-lived Chromium (skipped
+        // without one). Light enough to run beside `unit` and `integration` (scripts/run-tests.sh).
+        test: {
+          name: "replicas",
+          include: ["test/replicas/**/*.test.ts"],
           environment: "node",
         },
       },
@@ -59,8 +70,8 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
-          globalSetup: ["test/global-setup.ts", "test/support/webhook-receiver-setup.ts"],
-          setupFiles: ["test/integration/setup.ts"],
+          globalSetup: ["test/support/replicas-setup.ts", "test/support/webhook-receiver-setup.ts"],
+          setupFiles: ["test/support/workers/setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 60_000,
         },
@@ -70,8 +81,8 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          globalSetup: ["test/global-setup.ts", "test/support/webhook-receiver-setup.ts"],
-          setupFiles: ["test/integration/setup.ts"],
+          globalSetup: ["test/support/replicas-setup.ts", "test/support/webhook-receiver-setup.ts"],
+          setupFiles: ["test/support/workers/setup.ts"],
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,

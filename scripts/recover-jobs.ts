@@ -1,7 +1,7 @@
 /**
  * Asks a local stack that has just (re)started to recover its jobs at once (`POST /admin/jobs/recover`,
  * src/jobs/recovery.ts): attempts that began before `startedAt` died with the previous stack, and the queue messages of
- * jobs waiting then may be gone. `npm start` and the restart test (scripts/restart-test.ts) call it once the API is up.
+ * jobs waiting then may be gone. `npm start` and the restart test (test/restart/restart-test.ts) call it once the API is up.
  */
 
 export interface JobRecoveryReport {

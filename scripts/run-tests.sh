@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite (`npm test`): type checks, the deploy bundle, unit tests in Node and browser-free Workers-runtime
-# tests (files in parallel), then the end-to-end tests (every scraper through the Worker with real Chromium against its
-# replica, one file at a time: two cores), then the dashboard in a real browser.
+# The whole test suite (`npm test`): type checks, the deploy bundle, unit and replica tests in Node and browser-free
+# Workers-runtime tests (files in parallel), then the end-to-end tests (every scraper through the Worker with real
+# Chromium against its replica, one file at a time: two cores), then the dashboard in a real browser, then the restart
+# test. The levels and where each lives: test/README.md.
 # Ends with one line "N passed, N failed" (", N skipped" when any test was skipped).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -51,11 +52,13 @@ run_vitest() {
   echo "$?" >"$root/.cache/vitest-$name.status"
   reports+=("$report")
 }
-run_vitest main --project unit --project integration "$@"
+# The replica tests open a Chromium for a few short pages only (no wrangler dev, no pool): they stay in this parallel
+# group, where they ran as part of `unit` before they had a project of their own.
+run_vitest main --project unit --project replicas --project integration "$@"
 run_vitest e2e --project e2e "$@"
 run_vitest browser --project browser "$@"
 # The whole local stack killed with jobs pending and started again (docs/reliability.md): its own stack, ports 8860–8869.
-check restart-recovery tsx scripts/restart-test.ts && grep -h "settled" "$root/.cache/check-restart-recovery.log"
+check restart-recovery tsx test/restart/restart-test.ts && grep -h "settled" "$root/.cache/check-restart-recovery.log"
 
 # The local Browser Rendering emulation starts each Chromium in its own process group and does not always stop it when
 # a test file's runtime goes away: stop the orphans it left (parent gone, a miniflare profile), and nothing else.

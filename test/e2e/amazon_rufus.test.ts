@@ -24,7 +24,7 @@ import {
   replicaLayouts,
   replicaRequests,
   type TestAccount,
-} from "../integration/helpers";
+} from "../support/workers/helpers";
 import { describeProviderContract } from "./provider-contract";
 
 type RufusResponse = CommonScrapeFields & z.infer<typeof RufusAnswerSchema>;

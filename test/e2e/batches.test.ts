@@ -4,8 +4,8 @@
  * and every job's final status reaches the batch's webhook_url, signed and verified by the local receiver.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { accountWebhook, postBatch, receiverEndpoint, waitFor, waitForDeliveries, waitForTerminal } from "../integration/async-helpers";
-import { api, balanceOf, createTestAccount, ledgerOf, replicaControl, replicaRequests } from "../integration/helpers";
+import { accountWebhook, postBatch, receiverEndpoint, waitFor, waitForDeliveries, waitForTerminal } from "../support/workers/async-helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, replicaControl, replicaRequests } from "../support/workers/helpers";
 
 afterEach(async () => {
   await replicaControl("reset");

@@ -11,7 +11,7 @@ import worker from "../../src/index";
 import { allProviders } from "../../src/scrapers/registry";
 import { CANARY_PROMPT } from "../../src/status/canaries";
 import { type ProviderStatus, type ServiceStatus, ServiceStatusSchema } from "../../src/status/status-schema";
-import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../support/workers/helpers";
 
 const PROVIDER_IDS = allProviders().map((provider) => provider.id);
 const ROUND_TIMEOUT_MS = 300_000;

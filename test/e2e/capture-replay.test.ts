@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type CaptureFile, CaptureFileSchema } from "../../src/capture-files/format";
 import { replayCapture } from "../../src/capture-files/replay";
 import { providerById } from "../../src/scrapers/registry";
-import { adminApi } from "../integration/account-helpers";
-import { discardPreparedPages, replicaControl } from "../integration/helpers";
+import { adminApi } from "../support/workers/account-helpers";
+import { discardPreparedPages, replicaControl } from "../support/workers/helpers";
 
 async function capture(scraper: string, query: Record<string, string>): Promise<{ status: number; body: unknown }> {
   const response = await adminApi("/admin/captures", { method: "POST", body: { scraper, query } });

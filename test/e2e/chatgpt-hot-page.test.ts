@@ -18,7 +18,7 @@ import { chatgptProvider } from "../../src/scrapers/chatgpt";
 import { parseChatgptCapture } from "../../src/scrapers/chatgpt/parse";
 import { resolveOrigin } from "../../src/scrapers/registry";
 import { serializeCaptureRules } from "../../src/browser/page/capture/capture";
-import { replicaControl, replicaLayouts } from "../integration/helpers";
+import { replicaControl, replicaLayouts } from "../support/workers/helpers";
 
 const ORIGIN = resolveOrigin(env, chatgptProvider, { prompt: "", country: "US", bypass_cache: true, timeout: 60 });
 const HOME = `${ORIGIN}/`;

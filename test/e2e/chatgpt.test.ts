@@ -23,7 +23,7 @@ import {
   replicaLayouts,
   replicaRequests,
   type TestAccount,
-} from "../integration/helpers";
+} from "../support/workers/helpers";
 import { chatgptOracle } from "../support/oracles/chatgpt";
 import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";

@@ -24,8 +24,8 @@ import {
 import { INVALID_KEY_DETAIL } from "../../src/auth/api-keys";
 import { JOB_NOT_FOUND_DETAIL } from "../../src/http/jobs";
 import { SCRAPER_IDS as WORKER_SCRAPER_IDS } from "../../src/scrapers/registry";
-import { seedCachedGrokAnswer } from "../integration/account-helpers";
-import { BASE, balanceOf, createTestAccount, ledgerOf, replicaControl } from "../integration/helpers";
+import { seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { BASE, balanceOf, createTestAccount, ledgerOf, replicaControl } from "../support/workers/helpers";
 
 afterEach(async () => {
   await replicaControl("reset");

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl } from "../support/workers/helpers";
 
 const REQUESTS = 20;
 

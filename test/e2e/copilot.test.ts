@@ -23,7 +23,7 @@ import {
   replicaLayouts,
   replicaRequests,
   type TestAccount,
-} from "../integration/helpers";
+} from "../support/workers/helpers";
 import { describeProviderContract } from "./provider-contract";
 
 type CopilotResponse = CommonScrapeFields & z.infer<typeof CopilotAnswerSchema>;

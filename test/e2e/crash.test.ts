@@ -7,7 +7,7 @@
 import puppeteer from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl } from "../support/workers/helpers";
 
 interface PoolView {
   sessions: Array<{ session_id: string; busy: boolean; provider: string }>;

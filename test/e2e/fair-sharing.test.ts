@@ -14,7 +14,7 @@ import type { BudgetStats, PoolStats } from "../../src/browser/pool-types";
 import { tooManyRequestsInFlightDetail } from "../../src/limits/request-slot";
 import type { JobView } from "../../src/jobs/job-types";
 import { accountLimits } from "../../src/limits/account-limits";
-import { api, balanceOf, createTestAccount, query, replicaControl } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, query, replicaControl } from "../support/workers/helpers";
 
 afterEach(async () => {
   await replicaControl("reset");

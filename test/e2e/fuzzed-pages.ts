@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { caseForSeed, fieldMismatches } from "../support/oracles/draw";
 import type { ProviderOracle } from "../support/oracles/oracle";
-import { api, createTestAccount, query, replicaControl, type TestAccount } from "../integration/helpers";
+import { api, createTestAccount, query, replicaControl, type TestAccount } from "../support/workers/helpers";
 
 export interface FuzzedPagesOptions {
   oracle: ProviderOracle;

@@ -21,7 +21,7 @@ import {
   replicaLayouts,
   replicaRequests,
   type TestAccount,
-} from "../integration/helpers";
+} from "../support/workers/helpers";
 import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";
 

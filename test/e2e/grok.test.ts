@@ -21,7 +21,7 @@ import {
   replicaLayouts,
   replicaRequests,
   type TestAccount,
-} from "../integration/helpers";
+} from "../support/workers/helpers";
 import { describeProviderContract } from "./provider-contract";
 import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { fieldMismatches } from "../support/oracles/draw";

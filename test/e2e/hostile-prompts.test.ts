@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { SCRAPER_IDS } from "../../src/scrapers/registry";
-import { api, createTestAccount, query, replicaControl } from "../integration/helpers";
+import { api, createTestAccount, query, replicaControl } from "../support/workers/helpers";
 
 const HOSTILE_PROMPT = `Quote "double" and 'single', a \`tick\` and $(whoami); </script><script>document.title="pwned"</script>
 second line: ✓ ünïcödé 🚀`;

@@ -10,7 +10,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, createTestAccount, discardPreparedPages, query, replicaControl, type TestAccount } from "../integration/helpers";
+import { api, createTestAccount, discardPreparedPages, query, replicaControl, type TestAccount } from "../support/workers/helpers";
 
 const LANDING_SCRAPERS = ["chatgpt", "grok", "perplexity", "copilot", "gemini", "amazon_rufus"] as const;
 

@@ -12,8 +12,8 @@ import { WATCHDOG_ERROR, jobStub } from "../../src/jobs/job-record";
 import type { JobView } from "../../src/jobs/job-types";
 import { ServiceError } from "../../src/errors";
 import { ENQUEUE_FAILED_DETAIL, submitJob } from "../../src/jobs/submit";
-import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "../integration/helpers";
-import { createUnqueuedJob } from "../integration/async-helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, replicaControl, type TestAccount } from "../support/workers/helpers";
+import { createUnqueuedJob } from "../support/workers/async-helpers";
 
 let account: TestAccount;
 beforeAll(async () => {

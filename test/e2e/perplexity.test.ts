@@ -19,7 +19,7 @@ import {
   replicaLayouts,
   replicaRequests,
   type TestAccount,
-} from "../integration/helpers";
+} from "../support/workers/helpers";
 import { expectedPerplexityFields, perplexityOracle } from "../support/oracles/perplexity";
 import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import { describeProviderContract } from "./provider-contract";

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PoolStats } from "../../src/browser/pool-types";
 import { QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/browser-provider";
-import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../support/workers/helpers";
 
 afterEach(async () => {
   await replicaControl("reset");

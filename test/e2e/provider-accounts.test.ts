@@ -9,8 +9,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { withScrapePage } from "../../src/browser/browser-provider";
 import { applySessionToPage } from "../../src/provider-accounts/apply-to-page";
 import type { StorageState } from "../../src/provider-accounts/storage-state";
-import { adminJson } from "../integration/account-helpers";
-import { api, balanceOf, createTestAccount, discardPreparedPages, query, replicaControl, replicaRequests } from "../integration/helpers";
+import { adminJson } from "../support/workers/account-helpers";
+import {
+  api,
+  balanceOf,
+  createTestAccount,
+  discardPreparedPages,
+  query,
+  replicaControl,
+  replicaRequests,
+} from "../support/workers/helpers";
 
 interface ProviderAccount {
   provider_account_id: string;

@@ -16,7 +16,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, balanceOf, createTestAccount, discardPreparedPages, ledgerOf, query, replicaControl } from "../integration/helpers";
+import { api, balanceOf, createTestAccount, discardPreparedPages, ledgerOf, query, replicaControl } from "../support/workers/helpers";
 
 export interface ProviderContractOptions {
   provider: string;

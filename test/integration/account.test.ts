@@ -3,8 +3,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../../src/auth/api-keys";
 import { chargeCredits, refundCredits } from "../../src/credits/ledger";
-import { adminJson, cachedScrape, newAccount, newKey } from "./account-helpers";
-import { api, balanceOf } from "./helpers";
+import { adminJson, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
+import { api, balanceOf } from "../support/workers/helpers";
 
 interface AccountStatus {
   account_id: string;

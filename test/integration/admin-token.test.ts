@@ -7,7 +7,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { BASE, api } from "./helpers";
+import { BASE, api } from "../support/workers/helpers";
 
 interface ErrorBody {
   detail: string;

@@ -6,8 +6,8 @@ import { MAX_ACTIVE_KEYS } from "../../src/accounts/keys";
 import { ADMIN_UNAUTHORIZED_DETAIL } from "../../src/auth/admin-token";
 import { INVALID_KEY_DETAIL } from "../../src/auth/api-keys";
 import { isoTimestamp } from "../../src/util/time";
-import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "./account-helpers";
-import { api, balanceOf, ledgerOf } from "./helpers";
+import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
+import { api, balanceOf, ledgerOf } from "../support/workers/helpers";
 
 interface AccountDetail {
   account_id: string;

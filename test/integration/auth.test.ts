@@ -2,8 +2,8 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../../src/auth/api-keys";
-import { seedCachedGrokAnswer } from "./account-helpers";
-import { api, createTestAccount, query, type TestAccount } from "./helpers";
+import { seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { api, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
 
 let account: TestAccount;
 // A cached answer: a request that passes authentication answers 200 from the cache (no browser), one that fails it 401.

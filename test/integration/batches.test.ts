@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { BATCH_NOT_FOUND_DETAIL } from "../../src/http/batches";
 import { SCRAPER_IDS } from "../../src/scrapers/registry";
-import { postBatch, seedAnswer, waitFor, waitForTerminal } from "./async-helpers";
-import { api, balanceOf, createTestAccount, ledgerOf } from "./helpers";
+import { postBatch, seedAnswer, waitFor, waitForTerminal } from "../support/workers/async-helpers";
+import { api, balanceOf, createTestAccount, ledgerOf } from "../support/workers/helpers";
 
 interface Submitted {
   batch_id: string;

@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createSession, newSessionId } from "../../src/accounts/sign-in";
 import { csrfTokenForSession, sign } from "../../src/dashboard/session";
-import { seedAnswer } from "./async-helpers";
-import { BASE, api, balanceOf, createTestAccount, ledgerOf } from "./helpers";
+import { seedAnswer } from "../support/workers/async-helpers";
+import { BASE, api, balanceOf, createTestAccount, ledgerOf } from "../support/workers/helpers";
 
 const KIB = 1024;
 /** The caps of the scenario: 500 batch items of 16 KiB, 64 KiB for /mcp, 16 KiB for operator bodies, 8 KiB for forms. */

@@ -12,9 +12,9 @@ import { chargeBatchCredits, chargeCredits } from "../../src/credits/ledger";
 import { LEASE_MS, type LeaseRequest, RateAllowances } from "../../src/limits/rate-allowance";
 import { giveBackRate, takeRates } from "../../src/limits/rate-window";
 import { leaseCap, requestRateLimiterStub } from "../../src/limits/request-rate-limiter";
-import { adminJson, newAccount, newKey } from "./account-helpers";
-import { seedAnswer } from "./async-helpers";
-import { api, balanceOf, createTestAccount, ledgerOf, query } from "./helpers";
+import { adminJson, newAccount, newKey } from "../support/workers/account-helpers";
+import { seedAnswer } from "../support/workers/async-helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query } from "../support/workers/helpers";
 
 function revokeBehindTheMemo(keyId: string): Promise<D1Result> {
   // straight in D1, as another isolate's revocation looks from this one: nothing tells this isolate's memo

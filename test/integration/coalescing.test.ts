@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { responseCacheKey } from "../../src/cache/response-cache";
 import { acrossIsolates, type CoalesceOptions, coalesceScrape } from "../../src/scrape/coalesce";
 import { scrapeCoalescerStub } from "../../src/scrape/scrape-coalescer";
-import { waitFor } from "./async-helpers";
+import { waitFor } from "../support/workers/async-helpers";
 
 type Answer = { result: string; result_markdown: string | null };
 

@@ -6,9 +6,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { responseCacheKey } from "../../src/cache/response-cache";
-import { seedCachedGrokAnswer } from "./account-helpers";
-import { postBatch } from "./async-helpers";
-import { api, balanceOf, createTestAccount, ledgerOf, query } from "./helpers";
+import { seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { postBatch } from "../support/workers/async-helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query } from "../support/workers/helpers";
 
 /** Cached answers of three scrapers (each valid against its provider's answer schema), for one account. */
 async function seedAnswers(accountId: string, prompt: string): Promise<void> {

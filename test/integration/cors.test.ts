@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { SERVER_SIDE_ONLY_DETAIL } from "../../src/http/cors";
 import { UNKNOWN_SCRAPER_DETAIL } from "../../src/http/scrapers";
-import { api, createTestAccount } from "./helpers";
+import { api, createTestAccount } from "../support/workers/helpers";
 
 /** What a browser sends before a cross-origin GET with an `X-API-Key` header. */
 function preflight(path: string, method = "GET"): Promise<Response> {

@@ -14,9 +14,9 @@ import { NO_SUCH_KEY_DETAIL } from "../../src/dashboard/playground/key-admission
 import { answerHtml } from "../../src/dashboard/playground/answer-html";
 import { jobStub } from "../../src/jobs/job-record";
 import { allProviders } from "../../src/scrapers/registry";
-import { adminApi, adminJson, newAccount, newKey } from "./account-helpers";
+import { adminApi, adminJson, newAccount, newKey } from "../support/workers/account-helpers";
 import { holdGrokScrape, ledgerKindsOnce } from "./held-scrape";
-import { BASE, api, balanceOf } from "./helpers";
+import { BASE, api, balanceOf } from "../support/workers/helpers";
 
 /** A minimal browser: keeps cookies and sends forms from this origin. */
 class Visitor {

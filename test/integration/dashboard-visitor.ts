@@ -1,7 +1,7 @@
 /** A minimal browser for the dashboard tests: a cookie jar, same-origin form posts, no redirects followed, sign-in by link. */
 import { expect } from "vitest";
-import { adminJson } from "./account-helpers";
-import { BASE, api } from "./helpers";
+import { adminJson } from "../support/workers/account-helpers";
+import { BASE, api } from "../support/workers/helpers";
 
 export class Visitor {
   readonly cookies = new Map<string, string>();

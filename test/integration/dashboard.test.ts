@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { recordSubmittedJob } from "../../src/jobs/jobs-table";
 import { jobStub } from "../../src/jobs/job-record";
-import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "./account-helpers";
-import { BASE, api } from "./helpers";
+import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
+import { BASE, api } from "../support/workers/helpers";
 
 /** A minimal browser: keeps cookies (honouring Max-Age=0 deletions) and sends forms. */
 class Visitor {

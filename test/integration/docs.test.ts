@@ -11,7 +11,7 @@ import { ERROR_CODE_STATUSES, ERROR_CODES } from "../../src/errors";
 import { pascalCase } from "../../src/util/pascal-case";
 import { ErrorBodySchema } from "../../src/schemas/responses";
 import { allProviders, responseSchemaOf } from "../../src/scrapers/registry";
-import { api } from "./helpers";
+import { api } from "../support/workers/helpers";
 
 interface Media {
   example?: unknown;

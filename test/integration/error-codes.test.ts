@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODE_STATUSES, ERROR_CODES } from "../../src/errors";
 import { JSON_CONTENT_TYPE_DETAIL, MALFORMED_JSON_DETAIL } from "../../src/http/json-body";
-import { adminApi, cachedScrape, newAccount } from "./account-helpers";
-import { api, createTestAccount, query } from "./helpers";
+import { adminApi, cachedScrape, newAccount } from "../support/workers/account-helpers";
+import { api, createTestAccount, query } from "../support/workers/helpers";
 
 interface ErrorBody {
   detail: string;

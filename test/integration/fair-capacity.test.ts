@@ -19,10 +19,10 @@ import { MAX_TURNS_GIVEN_AWAY } from "../../src/limits/job-turns";
 import { type AccountLimitsView, accountLimitsView } from "../../src/limits/limits-view";
 import { refundedBrowserSeconds } from "../../src/limits/refunded-browser-time";
 import { RequestRateLimiter } from "../../src/limits/request-rate-limiter";
-import { adminApi, adminJson, seedCachedGrokAnswer } from "./account-helpers";
-import { createUnqueuedJob, jobView, waitForTerminal } from "./async-helpers";
+import { adminApi, adminJson, seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { createUnqueuedJob, jobView, waitForTerminal } from "../support/workers/async-helpers";
 import { signedInVisitor } from "./dashboard-visitor";
-import { BASE, type TestAccount, api, balanceOf, createTestAccount, query } from "./helpers";
+import { BASE, type TestAccount, api, balanceOf, createTestAccount, query } from "../support/workers/helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -21,9 +21,9 @@ import type { JobView } from "../../src/jobs/job-types";
 import { takeAccountSlot } from "../../src/limits/account-slots";
 import { MAX_TURNS_GIVEN_AWAY } from "../../src/limits/job-turns";
 import type { AccountLimitsView } from "../../src/limits/limits-view";
-import { adminApi, adminJson, authProbe, newAccount, newKey, seedCachedGrokAnswer } from "./account-helpers";
-import { BASE, api, balanceOf, createTestAccount, query } from "./helpers";
-import { createUnqueuedJob } from "./async-helpers";
+import { adminApi, adminJson, authProbe, newAccount, newKey, seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { BASE, api, balanceOf, createTestAccount, query } from "../support/workers/helpers";
+import { createUnqueuedJob } from "../support/workers/async-helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();

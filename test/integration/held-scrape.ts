@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { responseCacheKey } from "../../src/cache/response-cache";
 import { coalesceScrape } from "../../src/scrape/coalesce";
-import { waitFor } from "./async-helpers";
-import { ledgerOf } from "./helpers";
+import { waitFor } from "../support/workers/async-helpers";
+import { ledgerOf } from "../support/workers/helpers";
 
 export interface HeldScrape {
   /** Fails the held scrape (its followers then lead their own) and stops the test's leader. */

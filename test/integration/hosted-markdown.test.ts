@@ -6,8 +6,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { storeHostedMarkdown, storeHostedMarkdownAfterResponse } from "../../src/cache/hosted-markdown";
-import { seedCachedGrokAnswer } from "./account-helpers";
-import { api, createTestAccount, query } from "./helpers";
+import { seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { api, createTestAccount, query } from "../support/workers/helpers";
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SCRAPER_IDS } from "../../src/scrapers/registry";
-import { BASE, balanceOf, createTestAccount, ledgerOf } from "./helpers";
+import { BASE, balanceOf, createTestAccount, ledgerOf } from "../support/workers/helpers";
 import { exports } from "cloudflare:workers";
 
 const NASTY_VALUES = [

@@ -9,9 +9,9 @@ import { describe, expect, it } from "vitest";
 import { IDEMPOTENCY_KEY_DETAIL, IDEMPOTENCY_MISMATCH_DETAIL, requestFingerprint } from "../../src/jobs/idempotency";
 import { chargeCredits, refundCredits } from "../../src/credits/ledger";
 import { openBatch } from "../../src/jobs/batch-store";
-import { adminJson } from "./account-helpers";
-import { postBatch, seedAnswer, waitForTerminal } from "./async-helpers";
-import { api, balanceOf, createTestAccount, ledgerOf, query, type TestAccount } from "./helpers";
+import { adminJson } from "../support/workers/account-helpers";
+import { postBatch, seedAnswer, waitForTerminal } from "../support/workers/async-helpers";
+import { api, balanceOf, createTestAccount, ledgerOf, query, type TestAccount } from "../support/workers/helpers";
 
 function submit(account: TestAccount, params: Record<string, string>, idempotencyKey?: string): Promise<Response> {
   return api(`/scrapers/grok/jobs?${query(params)}`, {

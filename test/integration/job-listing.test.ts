@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { INVALID_CURSOR_DETAIL } from "../../src/http/jobs";
 import { jobStub } from "../../src/jobs/job-record";
-import { postBatch, seedAnswer, waitFor, waitForTerminal } from "./async-helpers";
-import { api, createTestAccount, query, type TestAccount } from "./helpers";
+import { postBatch, seedAnswer, waitFor, waitForTerminal } from "../support/workers/async-helpers";
+import { api, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
 
 interface ListedJob {
   job_id: string;

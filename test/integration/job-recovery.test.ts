@@ -10,9 +10,9 @@ import { INTERRUPTED_ERROR, jobStub } from "../../src/jobs/job-record";
 import { LEASE_WITHOUT_HEARTBEAT_MS, MAX_ATTEMPTS, RECOVERY_STALL_MS } from "../../src/jobs/job-policy";
 import type { AttemptDecision, JobView } from "../../src/jobs/job-types";
 import { recoverJobs } from "../../src/jobs/recovery";
-import { adminApi, seedCachedGrokAnswer } from "./account-helpers";
-import { createUnqueuedJob, jobView, waitForTerminal } from "./async-helpers";
-import { type TestAccount, balanceOf, createTestAccount, ledgerOf } from "./helpers";
+import { adminApi, seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { createUnqueuedJob, jobView, waitForTerminal } from "../support/workers/async-helpers";
+import { type TestAccount, balanceOf, createTestAccount, ledgerOf } from "../support/workers/helpers";
 
 const PARAMS = { country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" } as const;
 

@@ -8,10 +8,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys";
-import { adminApi, adminJson, cachedScrape, newAccount, newKey } from "./account-helpers";
-import { accountWebhook, postBatch, receiverEndpoint, seedAnswer, waitForDeliveries } from "./async-helpers";
+import { adminApi, adminJson, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
+import { accountWebhook, postBatch, receiverEndpoint, seedAnswer, waitForDeliveries } from "../support/workers/async-helpers";
 import { signedInVisitor } from "./dashboard-visitor";
-import { api, createTestAccount, query } from "./helpers";
+import { api, createTestAccount, query } from "../support/workers/helpers";
 
 const HOOK_URL = "https://public.example/hooks/scraper";
 

@@ -19,9 +19,9 @@ import { giveBackAccountSlot, takeAccountSlot } from "../../src/limits/account-s
 import { GROK_MODES } from "../../src/scrapers/grok/declaration";
 import { acceptedParameterNames, allProviders, SCRAPER_IDS } from "../../src/scrapers/registry";
 import { listDurableObjectIds } from "cloudflare:test";
-import { adminJson, newKey, seedCachedGrokAnswer } from "./account-helpers";
+import { adminJson, newKey, seedCachedGrokAnswer } from "../support/workers/account-helpers";
 import { holdGrokScrape, ledgerKindsOnce } from "./held-scrape";
-import { api, BASE, balanceOf, createTestAccount, ledgerOf } from "./helpers";
+import { api, BASE, balanceOf, createTestAccount, ledgerOf } from "../support/workers/helpers";
 
 const openClients: Client[] = [];
 afterEach(async () => {

@@ -11,7 +11,7 @@ import { openApiDocument } from "../../src/http/openapi-document";
 import { derivedOperationId } from "../../src/http/openapi-operation-ids";
 import { pascalCase } from "../../src/util/pascal-case";
 import { allProviders, responseSchemaOf, SCRAPER_IDS } from "../../src/scrapers/registry";
-import { api, BASE } from "./helpers";
+import { api, BASE } from "../support/workers/helpers";
 
 interface Parameter {
   name: string;

@@ -11,8 +11,8 @@ import { SessionCipher, providerAccountsSecret } from "../../src/provider-accoun
 import { claimProviderAccount, recordAccountFailure, recordAccountSuccess } from "../../src/provider-accounts/store";
 import { withProviderAccount } from "../../src/provider-accounts/with-provider-account";
 import { providerById } from "../../src/scrapers/registry";
-import { adminApi, adminJson, cachedScrape } from "./account-helpers";
-import { createTestAccount } from "./helpers";
+import { adminApi, adminJson, cachedScrape } from "../support/workers/account-helpers";
+import { createTestAccount } from "../support/workers/helpers";
 
 interface ProviderAccount {
   provider_account_id: string;

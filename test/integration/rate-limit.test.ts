@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { ACCOUNT_RATE_LIMIT_DETAIL, RATE_LIMIT_DETAIL } from "../../src/http/api-key-auth";
 import { takeAccountSlot } from "../../src/limits/account-slots";
 import type { AccountLimitsView } from "../../src/limits/limits-view";
-import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "./account-helpers";
-import { seedAnswer } from "./async-helpers";
-import { api, balanceOf, query } from "./helpers";
+import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
+import { seedAnswer } from "../support/workers/async-helpers";
+import { api, balanceOf, query } from "../support/workers/helpers";
 
 const DEFAULT_PER_KEY = 600;
 const DEFAULT_PER_ACCOUNT = 1200;

@@ -16,7 +16,7 @@ import { recordScrapeOutcome } from "../../src/status/outcome-log";
 import { ServiceStatusSchema } from "../../src/status/status-schema";
 import { forgetIsolateStatusCopy, refreshStatusSnapshot, statusRecomputationsInIsolate } from "../../src/status/status-snapshot";
 import { observeCustomerScrape } from "../../src/scrape/traffic";
-import { api } from "./helpers";
+import { api } from "../support/workers/helpers";
 
 const FIVE_MINUTES = 5 * 60_000;
 

@@ -25,8 +25,8 @@ import { OUTCOME_RETENTION_MS, recordScrapeOutcome, type ScrapeOutcome } from ".
 import { computeServiceStatus } from "../../src/status/status-figures";
 import { providerState, serviceState } from "../../src/status/status-levels";
 import { type ProviderStatus, type ServiceStatus, ServiceStatusSchema, type WindowFigures } from "../../src/status/status-schema";
-import { cachedScrape, newAccount, newKey } from "./account-helpers";
-import { api } from "./helpers";
+import { cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
+import { api } from "../support/workers/helpers";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -5,9 +5,17 @@
  */
 import { describe, expect, it } from "vitest";
 import { ISO_TIMESTAMP_PATTERN } from "../../src/util/time";
-import { adminApi, adminJson, type CreatedAccount, type CreatedKey } from "./account-helpers";
-import { postBatch, receiverEndpoint, seedAnswer, setAccountWebhook, waitFor, waitForDeliveries, waitForTerminal } from "./async-helpers";
-import { api, query } from "./helpers";
+import { adminApi, adminJson, type CreatedAccount, type CreatedKey } from "../support/workers/account-helpers";
+import {
+  postBatch,
+  receiverEndpoint,
+  seedAnswer,
+  setAccountWebhook,
+  waitFor,
+  waitForDeliveries,
+  waitForTerminal,
+} from "../support/workers/async-helpers";
+import { api, query } from "../support/workers/helpers";
 
 /** Anything that starts like a date and a time is meant as a timestamp (plain days such as `2026-03-01` are not). */
 const LOOKS_LIKE_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;

@@ -1,8 +1,8 @@
 /** Every parameter rule of spec §4.1 and §4.3 (DESIGN.md §4), checked through the real Worker. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { SCRAPER_IDS } from "../../src/scrapers/registry";
-import { adminApi } from "./account-helpers";
-import { api, balanceOf, createTestAccount, query, type TestAccount } from "./helpers";
+import { adminApi } from "../support/workers/account-helpers";
+import { api, balanceOf, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
 
 let account: TestAccount;
 beforeAll(async () => {

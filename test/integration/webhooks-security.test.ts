@@ -9,9 +9,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { newWebhookSecret } from "../../src/webhooks/endpoints";
 import { WebhookSecretUnreadableError, openWebhookSecret, sealWebhookSecret } from "../../src/webhooks/secret-at-rest";
-import { adminApi, adminJson } from "./account-helpers";
-import { postBatch, receiverEndpoint, seedAnswer, setAccountWebhook, waitFor, waitForDeliveries } from "./async-helpers";
-import { api, createTestAccount, query, type TestAccount } from "./helpers";
+import { adminApi, adminJson } from "../support/workers/account-helpers";
+import { postBatch, receiverEndpoint, seedAnswer, setAccountWebhook, waitFor, waitForDeliveries } from "../support/workers/async-helpers";
+import { api, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
 
 interface DeliveryJson {
   job_id: string;

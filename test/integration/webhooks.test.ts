@@ -14,7 +14,7 @@ import { classifyAddress } from "../../src/webhooks/ip-address";
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from "../../src/webhooks/retry-policy";
 import { webhookSettings } from "../../src/webhooks/settings";
 import { checkWebhookUrl } from "../../src/webhooks/url-policy";
-import { adminApi, adminJson } from "./account-helpers";
+import { adminApi, adminJson } from "../support/workers/account-helpers";
 import {
   accountWebhook,
   jobView,
@@ -27,8 +27,8 @@ import {
   waitFor,
   waitForDeliveries,
   waitForTerminal,
-} from "./async-helpers";
-import { BASE, api, createTestAccount, query, type TestAccount } from "./helpers";
+} from "../support/workers/async-helpers";
+import { BASE, api, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
 
 interface DeliveryJson {
   webhook_id: string;

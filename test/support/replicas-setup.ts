@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { REPLICA_PROVIDERS, replicaOriginOverride } from "../replicas/server";
+import { REPLICA_PROVIDERS, replicaOriginOverride } from "../../replicas/server";
 
 declare module "vitest" {
   interface ProvidedContext {
@@ -16,7 +16,7 @@ declare module "vitest" {
   }
 }
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const STARTUP_TIMEOUT_MS = 30_000;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -1,7 +1,7 @@
 /** Helpers of the operator, account and dashboard tests: admin calls, and charged scrapes that need no browser. */
 import { env } from "cloudflare:workers";
-import { responseCacheKey } from "../../src/cache/response-cache";
-import { sha256Hex } from "../../src/util/crypto";
+import { responseCacheKey } from "../../../src/cache/response-cache";
+import { sha256Hex } from "../../../src/util/crypto";
 
 import { api, query } from "./helpers";
 

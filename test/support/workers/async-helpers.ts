@@ -5,12 +5,12 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { responseCacheKey } from "../../src/cache/response-cache";
-import { chargeCredits } from "../../src/credits/ledger";
-import { recordSubmittedJob } from "../../src/jobs/jobs-table";
-import { jobStub } from "../../src/jobs/job-record";
-import type { JobView } from "../../src/jobs/job-types";
-import type { ScrapeParams } from "../../src/params/common-params";
+import { responseCacheKey } from "../../../src/cache/response-cache";
+import { chargeCredits } from "../../../src/credits/ledger";
+import { recordSubmittedJob } from "../../../src/jobs/jobs-table";
+import { jobStub } from "../../../src/jobs/job-record";
+import type { JobView } from "../../../src/jobs/job-types";
+import type { ScrapeParams } from "../../../src/params/common-params";
 import { adminJson } from "./account-helpers";
 import { api, type TestAccount } from "./helpers";
 

@@ -3,7 +3,7 @@
  * queued, and started again on the same state. Every job must end `done` or `failed` with exact credits, and the
  * slowest must settle well within two minutes of the restart (not at the 26-minute watchdog).
  *
- *   npx tsx scripts/restart-test.ts
+ *   npx tsx test/restart/restart-test.ts
  *
  * It runs its own stack: `wrangler dev` on free ports in 8860–8869 with its own state under `.cache/restart-state`
  * (wiped first), the provider replicas in this process (they stand for the providers and stay up), two accounts with
@@ -20,8 +20,8 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPLICA_PROVIDERS, type RunningReplicaServer, replicaOriginOverride, startReplicaServer } from "../replicas/server";
-import { originVariable } from "./local-origins";
+import { REPLICA_PROVIDERS, type RunningReplicaServer, replicaOriginOverride, startReplicaServer } from "../../replicas/server";
+import { originVariable } from "../../scripts/local-origins";
 import {
   applyMigrations,
   descendantsOf,
@@ -32,8 +32,8 @@ import {
   signalProcess,
   spawnWranglerDev,
   waitForApi,
-} from "./local-stack";
-import { recoverJobsAfterStart } from "./recover-jobs";
+} from "../../scripts/local-stack";
+import { recoverJobsAfterStart } from "../../scripts/recover-jobs";
 
 const PORTS = { from: 8860, to: 8869 } as const;
 const STATE_DIR = join(projectRoot, ".cache", "restart-state");
@@ -269,7 +269,7 @@ async function main(): Promise<number> {
   writeFileSync(
     envFile,
     [
-      "# Written by scripts/restart-test.ts for its own stack.",
+      "# Written by test/restart/restart-test.ts for its own stack.",
       dotenvLine("ADMIN_TOKEN", adminToken),
       dotenvLine("SESSION_SECRET", randomBytes(32).toString("base64url")),
       dotenvLine("PROVIDER_ACCOUNTS_KEY", randomBytes(32).toString("base64url")),

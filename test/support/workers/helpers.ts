@@ -1,6 +1,6 @@
 /** Shared helpers of the Workers-runtime tests: accounts made straight in D1, requests through the real Worker. */
 import { env, exports } from "cloudflare:workers";
-import { type ApiKeyScope, generateApiKey } from "../../src/auth/api-keys";
+import { type ApiKeyScope, generateApiKey } from "../../../src/auth/api-keys";
 
 export const BASE = "http://api.test";
 
