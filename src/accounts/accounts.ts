@@ -24,7 +24,7 @@ function toAccount(row: AccountRow): Account {
   return { accountId: row.id, name: row.name, email: row.email, credits: row.credits, createdAt: row.created_at };
 }
 
-export type CreateAccountOutcome = { status: "created"; account: Account } | { status: "email_taken" };
+type CreateAccountOutcome = { status: "created"; account: Account } | { status: "email_taken" };
 
 /**
  * Creates the account and, in the same batch, the ledger row of its sign-up grant (`signup:<account_id>`), so the

@@ -63,7 +63,7 @@ const KEY_COLUMNS = `k.id, k.account_id, k.name, k.display_prefix, k.scope, k.cr
     (SELECT MAX(l.created_at) FROM credit_ledger l WHERE l.account_id = k.account_id AND l.kind = 'charge' AND l.key_id = k.id), '')), '')
   AS last_used_at`;
 
-export type CreateKeyOutcome = { status: "created"; key: CreatedApiKey } | { status: "too_many_keys" } | { status: "account_not_found" };
+type CreateKeyOutcome = { status: "created"; key: CreatedApiKey } | { status: "too_many_keys" } | { status: "account_not_found" };
 
 /** The active-key limit is checked inside the INSERT itself, so two concurrent creations cannot both pass it. */
 export async function createApiKey(

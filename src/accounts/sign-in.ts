@@ -20,13 +20,13 @@ export function loginLinkUrl(baseUrl: string, token: string): string {
   return `${baseUrl}/dashboard/login#${token}`;
 }
 
-export interface IssuedLoginLink {
+interface IssuedLoginLink {
   /** The secret part of the link; shown once to the operator. */
   token: string;
   expiresAt: string;
 }
 
-export interface SessionRecord {
+interface SessionRecord {
   accountId: string;
   expiresAt: string;
 }

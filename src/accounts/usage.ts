@@ -6,7 +6,7 @@
 export const USAGE_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-export interface ScraperUsage {
+interface ScraperUsage {
   scraper: string;
   requests: number;
   credits: number;
@@ -42,7 +42,7 @@ export interface LedgerEntry {
   createdAt: string;
 }
 
-export function windowStart(now: Date, days = USAGE_WINDOW_DAYS): Date {
+function windowStart(now: Date, days = USAGE_WINDOW_DAYS): Date {
   return new Date(now.getTime() - days * DAY_MS);
 }
 

@@ -18,17 +18,17 @@ import { ADMIN_FAILURES_PER_MINUTE, FailedAttempts, clientOfAddress } from "./ad
 
 export const ADMIN_UNAUTHORIZED_DETAIL = "Missing or invalid admin token. Send it as Authorization: Bearer <ADMIN_TOKEN>.";
 /** 32 random base64url characters are 192 bits; `npm start` generates 36. */
-export const ADMIN_TOKEN_MIN_LENGTH = 32;
-export const ADMIN_NOT_CONFIGURED_DETAIL =
+const ADMIN_TOKEN_MIN_LENGTH = 32;
+const ADMIN_NOT_CONFIGURED_DETAIL =
   `The operator API is disabled on this deployment: ADMIN_TOKEN is unset or shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters. ` +
   "Set a long random one (for example `openssl rand -base64 33`).";
-export const ADMIN_THROTTLED_DETAIL = "Too many failed admin token attempts from this address. Retry after the time in Retry-After.";
+const ADMIN_THROTTLED_DETAIL = "Too many failed admin token attempts from this address. Retry after the time in Retry-After.";
 
 const failedAttempts = new FailedAttempts(ADMIN_FAILURES_PER_MINUTE);
 /** The misconfiguration is logged once per isolate, not at every request. */
 let misconfigurationLogged = false;
 
-export function isUsableAdminToken(token: string | undefined): token is string {
+function isUsableAdminToken(token: string | undefined): token is string {
   return token !== undefined && token.length >= ADMIN_TOKEN_MIN_LENGTH;
 }
 

@@ -43,7 +43,7 @@ export interface ScopedKey extends AuthenticatedKey {
   scope: ApiKeyScope;
 }
 
-export interface NewApiKey {
+interface NewApiKey {
   keyId: string;
   apiKey: string;
   keyHash: string;

@@ -6,7 +6,7 @@
  * before it answers 404, and a background write that fails is tried once more.
  */
 
-export const HOSTED_MARKDOWN_TTL_SECONDS = 24 * 60 * 60;
+const HOSTED_MARKDOWN_TTL_SECONDS = 24 * 60 * 60;
 
 /** Pauses between the looks of a read that found nothing (1 s in all): a write lands in ~10 ms locally. */
 const LATE_WRITE_LOOKS_MS = [50, 150, 300, 500] as const;

@@ -71,7 +71,7 @@ export const CaptureFileSchema = z.strictObject({
   redactions: z.array(z.string()),
 });
 export type CaptureFile = z.infer<typeof CaptureFileSchema>;
-export type CaptureFailure = z.infer<typeof FailureSchema>;
+type CaptureFailure = z.infer<typeof FailureSchema>;
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -137,7 +137,7 @@ export function exchangeFromFile(file: ExchangeFile): CapturedExchange {
   };
 }
 
-export interface CaptureMetadata {
+interface CaptureMetadata {
   scraper: string;
   site: CaptureFile["site"];
   origin: string;

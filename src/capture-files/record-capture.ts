@@ -18,7 +18,7 @@ import { redactCaptureFile } from "./redact";
 import { replayCapture } from "./replay";
 
 /** 500: the redacted file does not replay to the answer the scrape gave (a redaction hit something the parser reads). */
-export class CaptureReplayMismatchError extends ServiceError {
+class CaptureReplayMismatchError extends ServiceError {
   constructor(paths: readonly string[]) {
     super(
       500,
@@ -28,7 +28,7 @@ export class CaptureReplayMismatchError extends ServiceError {
   }
 }
 
-export interface CaptureRequest {
+interface CaptureRequest {
   provider: AnyProvider;
   /** Validated parameters of that provider. */
   params: ScrapeParams;

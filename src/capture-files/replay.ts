@@ -12,7 +12,7 @@ import { type CaptureFile, recordedInputsOf } from "./format";
 import type { RecordedInputs } from "./recording";
 
 /** What replay needs of a provider (every provider declaration satisfies it). */
-export interface ReplayableProvider {
+interface ReplayableProvider {
   readonly id: string;
   readonly params: ProviderParamShape;
   readonly countries?: ProviderCountries;
@@ -20,7 +20,7 @@ export interface ReplayableProvider {
   replay?(inputs: RecordedInputs, params: CommonParams): unknown;
 }
 
-export type ReplayOutcome =
+type ReplayOutcome =
   /** The parser's answer now; `differences` is empty when it equals the recorded one. */
   | { kind: "answered"; answer: Record<string, unknown>; differences: string[] }
   /** The parser (or the file) failed; `problem` says how, for an operator. */
@@ -51,7 +51,7 @@ export function replayCapture(provider: ReplayableProvider, file: CaptureFile): 
 }
 
 /** The error with its class, status and cause: for the operator's eyes (a test report, the capture script), not a client. */
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   if (error instanceof ServiceError) {
     const cause = error.cause instanceof Error ? `; cause: ${error.cause.message}` : "";
     return `${error.name} ${error.status} "${error.detail}"${cause}`;

@@ -47,7 +47,7 @@ async function refusedCharge(
 
 export const CREDITS_PER_REQUEST = 3;
 
-export interface ChargeRequest {
+interface ChargeRequest {
   accountId: string;
   /** The sync request's or job's id: charging and refunding it twice has no effect. */
   operationId: string;
@@ -84,7 +84,7 @@ export async function chargeCredits(db: D1Database, charge: ChargeRequest, now =
   return refusedCharge(db, { accountId: charge.accountId, keyId: charge.keyId, firstOperationId: charge.operationId }, amount);
 }
 
-export interface BatchChargeRequest {
+interface BatchChargeRequest {
   accountId: string;
   /** One operation (job) id per item: each gets its own charge row, so it is refunded and counted like a single job. */
   operationIds: readonly string[];
@@ -154,9 +154,9 @@ export async function refundCredits(
   return insert?.meta.changes === 1;
 }
 
-export type AdjustmentKind = "grant" | "adjustment";
+type AdjustmentKind = "grant" | "adjustment";
 
-export interface CreditAdjustment {
+interface CreditAdjustment {
   accountId: string;
   /** Positive adds credits, negative removes them; the balance can never go below 0. */
   delta: number;
@@ -166,7 +166,7 @@ export interface CreditAdjustment {
   operationId?: string | null;
 }
 
-export type AdjustmentOutcome =
+type AdjustmentOutcome =
   | { status: "applied"; balance: number }
   | { status: "account_not_found" }
   | { status: "would_go_negative"; balance: number };

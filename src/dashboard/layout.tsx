@@ -2,7 +2,7 @@
 import type { Child } from "hono/jsx";
 import { ASSET_VERSION } from "./assets";
 
-export const PRODUCT_NAME = "AI Answer Scraper";
+const PRODUCT_NAME = "AI Answer Scraper";
 
 export type NavItem = "overview" | "playground" | "keys" | "jobs" | "webhooks";
 

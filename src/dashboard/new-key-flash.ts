@@ -31,7 +31,7 @@ function cipherFor(secret: string): Promise<SessionCipher> {
 
 const associatedData = (sessionId: string) => `new-key:${sessionId}`;
 
-export interface NewKeyFlash {
+interface NewKeyFlash {
   keyId: string;
   apiKey: string;
 }

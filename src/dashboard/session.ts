@@ -15,13 +15,13 @@ import { ServiceError } from "../errors";
 import { base64UrlToBytes, bytesToBase64Url } from "../util/base64";
 import { randomToken } from "../util/crypto";
 
-export const SESSION_COOKIE = "session";
-export const LOGIN_NONCE_COOKIE = "login_nonce";
+const SESSION_COOKIE = "session";
+const LOGIN_NONCE_COOKIE = "login_nonce";
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
-export const LOGIN_NONCE_TTL_SECONDS = 30 * 60;
+const LOGIN_NONCE_TTL_SECONDS = 30 * 60;
 const MIN_SECRET_LENGTH = 16;
 
-export const DASHBOARD_NOT_CONFIGURED_DETAIL = "The dashboard is not configured on this deployment (SESSION_SECRET is not set).";
+const DASHBOARD_NOT_CONFIGURED_DETAIL = "The dashboard is not configured on this deployment (SESSION_SECRET is not set).";
 
 let cachedKey: { secret: string; key: CryptoKey } | undefined;
 
@@ -47,7 +47,7 @@ export async function sign(secret: string, purpose: string, value: string): Prom
 }
 
 /** `crypto.subtle.verify` compares in constant time. */
-export async function verify(secret: string, purpose: string, value: string, signature: string): Promise<boolean> {
+async function verify(secret: string, purpose: string, value: string, signature: string): Promise<boolean> {
   const bytes = base64UrlToBytes(signature, { urlAlphabetOnly: true });
   if (bytes === null) return false;
   return crypto.subtle.verify("HMAC", await hmacKey(secret), bytes, new TextEncoder().encode(`${purpose}:${value}`));

@@ -21,7 +21,7 @@ const BOTTOM = 26;
  * The axis maximum: the smallest round number at or above `value` whose half is a whole number too, since the axis
  * is labelled at 0, half and the maximum (at least 4, a little over one request's cost).
  */
-export function niceCeiling(value: number): number {
+function niceCeiling(value: number): number {
   if (value <= 4) return 4;
   const magnitude = 10 ** Math.floor(Math.log10(value));
   for (const step of [1, 2, 2.5, 4, 5, 6, 8, 10]) {

@@ -20,7 +20,7 @@ import { errorResponse } from "./openapi-errors";
 const usage = (description: string) => z.object({ limit: z.number().int(), in_use: z.number().int() }).openapi({ description });
 const override = (description: string) => z.number().int().nullable().openapi({ description });
 
-export const AccountLimitsSchema = z
+const AccountLimitsSchema = z
   .object({
     concurrent_requests: usage("Synchronous scrapes running at once; beyond the limit → 429 with Retry-After"),
     running_jobs: usage("Job attempts running at once; the account's other jobs wait their turn"),
@@ -68,7 +68,7 @@ const settable = (range: { min: number; max: number }) =>
     .nullable()
     .optional();
 
-export const AccountLimitsChangeSchema = strictBody({
+const AccountLimitsChangeSchema = strictBody({
   key_requests_per_minute: settable(REQUESTS_PER_MINUTE_RANGE).openapi({ description: "Requests a minute per API key of the account" }),
   account_requests_per_minute: settable(REQUESTS_PER_MINUTE_RANGE).openapi({ description: "Requests a minute of all its keys together" }),
   concurrent_requests: settable(CONCURRENT_REQUESTS_RANGE).openapi({ description: "Synchronous scrapes running at once" }),

@@ -35,7 +35,7 @@ export const KEY_NOT_FOUND_DETAIL = "API key not found.";
 // ---------------------------------------------------------------------------------------------------------------
 // Shapes shared with the account API.
 
-export const AccountSchema = z
+const AccountSchema = z
   .object({
     account_id: z.string().openapi({ example: "acct_3kq9PZr0c2mXw1aB" }),
     name: z.string(),
@@ -50,7 +50,7 @@ const KEY_SCOPE_DESCRIPTION =
   "also read and change the account's webhook settings (endpoint, signing secret, delivery log). Fixed at creation.";
 const KeyScopeSchema = z.enum(API_KEY_SCOPES).openapi({ description: KEY_SCOPE_DESCRIPTION, example: DEFAULT_API_KEY_SCOPE });
 
-export const ApiKeySummarySchema = z
+const ApiKeySummarySchema = z
   .object({
     key_id: z.string(),
     name: z.string(),
@@ -65,7 +65,7 @@ export const ApiKeySummarySchema = z
   })
   .openapi("ApiKeySummary");
 
-export const UsageSchema = z
+const UsageSchema = z
   .object({
     since: z.string().openapi({ format: "date-time", description: "Start of the 30-day window" }),
     credits_used: z.number().int(),
@@ -87,7 +87,7 @@ const LedgerEntrySchema = z
   })
   .openapi("LedgerEntry");
 
-export function accountJson(account: Account) {
+function accountJson(account: Account) {
   return {
     account_id: account.accountId,
     name: account.name,
@@ -97,7 +97,7 @@ export function accountJson(account: Account) {
   };
 }
 
-export function apiKeyJson(key: ApiKeySummary) {
+function apiKeyJson(key: ApiKeySummary) {
   return {
     key_id: key.keyId,
     name: key.name,
@@ -110,7 +110,7 @@ export function apiKeyJson(key: ApiKeySummary) {
   };
 }
 
-export function usageJson(usage: UsageSummary) {
+function usageJson(usage: UsageSummary) {
   return { since: isoTimestamp(usage.since), credits_used: usage.creditsUsed, requests: usage.requests, by_scraper: usage.byScraper };
 }
 

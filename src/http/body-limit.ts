@@ -17,7 +17,7 @@ import { MAX_STATE_BYTES } from "../provider-accounts/storage-state";
 
 const KIB = 1024;
 
-export interface BodyCap {
+interface BodyCap {
   maxBytes: number;
   /** What to do instead, for the 413's detail: how to split the request, or what the body should hold. */
   advice: string;
@@ -27,7 +27,7 @@ export interface BodyCap {
  * A batch item's share of the batch cap: a 4,000-character prompt of three-byte UTF-8 characters (12 KB) and its other
  * parameters. A prompt escaped as `\uXXXX` (six bytes a character) is larger: such a batch is split, or sent as UTF-8.
  */
-export const BATCH_ITEM_BYTES = 16 * KIB;
+const BATCH_ITEM_BYTES = 16 * KIB;
 
 export const BODY_CAPS = {
   batch: {
@@ -54,7 +54,7 @@ export const BODY_CAPS = {
 } as const satisfies Record<string, BodyCap>;
 
 /** Who authenticated the request: the cap of a route that is not in ROUTE_CAPS. */
-export type BodyAudience = "api" | "operator" | "dashboard";
+type BodyAudience = "api" | "operator" | "dashboard";
 
 const AUDIENCE_DEFAULTS: Record<BodyAudience, BodyCap> = {
   api: BODY_CAPS.api,
@@ -71,7 +71,7 @@ const ROUTE_CAPS: ReadonlyArray<{ methods: readonly string[]; path: RegExp; cap:
   { methods: ["POST"], path: /^\/dashboard\/playground\/?$/, cap: BODY_CAPS.playgroundForm },
 ];
 
-export function bodyCapOf(method: string, path: string, audience: BodyAudience): BodyCap {
+function bodyCapOf(method: string, path: string, audience: BodyAudience): BodyCap {
   const route = ROUTE_CAPS.find((entry) => entry.methods.includes(method.toUpperCase()) && entry.path.test(path));
   return route?.cap ?? AUDIENCE_DEFAULTS[audience];
 }

@@ -13,7 +13,7 @@ import { API_INFO, openApiDocument } from "./openapi-document";
 import { configuredBaseUrl } from "./request-context";
 
 /** Where the assets live (public/docs/assets/): the only paths the Worker lets the asset server answer first. */
-export const DOCS_ASSETS = "/docs/assets";
+const DOCS_ASSETS = "/docs/assets";
 
 /**
  * `servers` is this deployment: its configured public address, else the origin the document was requested from. Unlike

@@ -24,7 +24,7 @@ export function requireJsonContentType(contentType: string | undefined): void {
 }
 
 /** "Unknown field `plan`. Accepted fields: name, email, credits." (the list only when the schema knows it). */
-export function unknownFieldsDetail(keys: readonly string[], accepted?: readonly string[]): string {
+function unknownFieldsDetail(keys: readonly string[], accepted?: readonly string[]): string {
   const noun = keys.length === 1 ? UNKNOWN_FIELD_PREFIX : `${UNKNOWN_FIELD_PREFIX}s`;
   const named = `${noun} ${keys.map((key) => `\`${key}\``).join(", ")}.`;
   return accepted === undefined ? named : `${named} Accepted fields: ${accepted.join(", ")}.`;

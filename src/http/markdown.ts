@@ -12,7 +12,7 @@ const EXPIRED_DETAIL = "Markdown not found. Hosted markdown expires 24 hours aft
  * dashboard's origin. It must never run as a page there: `nosniff` keeps browsers from reading it as HTML, and the
  * policy forbids every script, style, frame and form and sandboxes the document, should anything still render it.
  */
-export const HOSTED_DOCUMENT_HEADERS = {
+const HOSTED_DOCUMENT_HEADERS = {
   "X-Content-Type-Options": "nosniff",
   "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   "X-Frame-Options": "DENY",

@@ -60,7 +60,7 @@ const ADMIN_SECURITY: SecurityRequirementObject[] = [{ AdminToken: [] }];
  * that forgets to declare its security is documented as needing the key rather than as open. A public route declares
  * `security: []` itself.
  */
-export function defaultSecurityFor(method: string, path: string): SecurityRequirementObject[] {
+function defaultSecurityFor(method: string, path: string): SecurityRequirementObject[] {
   if (PUBLIC_OPERATIONS.has(`${method} ${path}`)) return [];
   if (path === "/admin" || path.startsWith("/admin/")) return ADMIN_SECURITY;
   return API_KEY_SECURITY;
@@ -75,11 +75,7 @@ function completeOperation(method: string, path: string, operation: OperationObj
 }
 
 /** The example of a provider's 200 body: its own, or one derived from the schema with its id filled in. */
-export function responseExampleOf(
-  document: OpenAPIObject,
-  provider: AnyProvider,
-  schema: SchemaObject | ReferenceObject | undefined,
-): unknown {
+function responseExampleOf(document: OpenAPIObject, provider: AnyProvider, schema: SchemaObject | ReferenceObject | undefined): unknown {
   if (provider.example !== undefined) return provider.example;
   if (schema === undefined) return undefined;
   const derived = exampleFromSchema(document, schema);

@@ -166,7 +166,7 @@ const NOT_FOUND_BY_PATH: ReadonlyArray<[RegExp, string]> = [
   [/^\/admin\/accounts\//, ACCOUNT_NOT_FOUND_DETAIL],
 ];
 
-export interface NamedExample {
+interface NamedExample {
   summary: string;
   value: ErrorBody;
 }

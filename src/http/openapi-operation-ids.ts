@@ -12,7 +12,7 @@ import { pascalCase } from "../util/pascal-case";
  * The singular of an English collection name as used in our paths (`batches` → `batch`, `entries` → `entry`,
  * `keys` → `key`); words that are not plurals (`status`, `analysis`, `md`) come back unchanged.
  */
-export function singularOf(word: string): string {
+function singularOf(word: string): string {
   if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
   if (/(ss|sh|ch|x|z|us)es$/.test(word)) return word.slice(0, -2);
   if (/(ss|us|is)$/.test(word)) return word;

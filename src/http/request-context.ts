@@ -39,7 +39,7 @@ export function configuredBaseUrl(env: Env): string | null {
  * Never the request's `Host` header in production, which the caller controls: a link built from it would point
  * wherever the caller liked. Locally (loopback and test hosts) the request's origin is used when nothing is configured.
  */
-export function publicBaseUrl(env: Env, requestUrl: string): string {
+function publicBaseUrl(env: Env, requestUrl: string): string {
   const configured = configuredBaseUrl(env);
   if (configured !== null) return configured;
   const url = new URL(requestUrl);
@@ -56,7 +56,7 @@ export function requestBaseUrl(c: Context<AppEnv>): string {
  * Text fit for a log line: control characters (CR, LF, tabs, escapes) are written as `\u000a` and the like, so a
  * value taken from a request can never start a line of its own and pass for something the service logged.
  */
-export function logSafe(text: string): string {
+function logSafe(text: string): string {
   let safe = "";
   for (const char of text) {
     const code = char.codePointAt(0) ?? 0;

@@ -18,7 +18,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env";
 
-export const STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains";
+const STRICT_TRANSPORT_SECURITY = "max-age=31536000; includeSubDomains";
 
 function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
@@ -26,7 +26,7 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /** Whether a response to this request URL gets Strict-Transport-Security. */
-export function wantsStrictTransportSecurity(requestUrl: string): boolean {
+function wantsStrictTransportSecurity(requestUrl: string): boolean {
   const url = new URL(requestUrl);
   return url.protocol === "https:" && !isLoopbackHost(url.hostname);
 }

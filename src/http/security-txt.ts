@@ -8,14 +8,14 @@ import { NotFoundError } from "../errors";
 import type { AppEnv } from "./app-env";
 import { requestBaseUrl } from "./request-context";
 
-export const SECURITY_TXT_PATH = "/.well-known/security.txt";
+const SECURITY_TXT_PATH = "/.well-known/security.txt";
 const NO_CONTACT_DETAIL = "This deployment publishes no security contact (its operator has not set SECURITY_CONTACT).";
 /** RFC 9116 §2.5.5: Expires should be less than a year away; the file is generated, so it is always this far ahead. */
 const EXPIRES_AFTER_MS = 180 * 86_400_000;
 const CONTACT_URI = /^(mailto:[^\s@]+@[^\s@]+|https:\/\/\S+)$/;
 
 /** The configured contacts (comma-separated), each a `mailto:` or `https:` URI; anything else is ignored. */
-export function securityContacts(configured: string | undefined): string[] {
+function securityContacts(configured: string | undefined): string[] {
   return (configured ?? "")
     .split(",")
     .map((contact) => contact.trim())

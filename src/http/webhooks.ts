@@ -25,7 +25,7 @@ import { requireManageScope } from "./require-scope";
 const DEFAULT_DELIVERIES = 50;
 const MAX_DELIVERIES = 200;
 
-export const WebhookEndpointSchema = z
+const WebhookEndpointSchema = z
   .object({
     account_id: z.string(),
     url: z.string().nullable().openapi({ description: "The account-level endpoint; null when none is set", format: "uri" }),
@@ -91,7 +91,7 @@ const deliveriesResponse = {
   200: { description: "Latest deliveries, newest first (kept 7 days)", content: json(z.object({ deliveries: z.array(DeliverySchema) })) },
 };
 
-export function webhookEndpointJson(endpoint: WebhookEndpoint) {
+function webhookEndpointJson(endpoint: WebhookEndpoint) {
   return {
     account_id: endpoint.accountId,
     url: endpoint.url,

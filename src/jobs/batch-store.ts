@@ -5,7 +5,7 @@
  */
 import { JOB_RETENTION_MS } from "./job-policy";
 
-export interface StoredBatch {
+interface StoredBatch {
   batchId: string;
   accountId: string;
   keyId: string | null;

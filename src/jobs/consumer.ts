@@ -12,30 +12,34 @@ import { ServiceError, toServiceError } from "../errors";
 import { withAccountJobTurn } from "../limits/job-turns";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { runScrape } from "../scrape/pipeline";
-import { ATTEMPT_HEARTBEAT_MS, MAX_ATTEMPTS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
+import { attemptNumber, hasAttemptsLeft } from "./job-attempts";
+import { type JobDelivery, readJobDelivery } from "./job-message";
+import { ATTEMPT_HEARTBEAT_MS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
 import { jobStub } from "./job-record";
-import type { AttemptDecision, JobMessage } from "./job-types";
-
-function isJobMessage(body: unknown): body is JobMessage {
-  return typeof body === "object" && body !== null && "jobId" in body && typeof body.jobId === "string";
-}
+import type { AttemptDecision } from "./job-types";
 
 export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   // Messages of one batch are independent jobs: run them side by side.
-  await Promise.all(batch.messages.map((message) => withAccountJobTurn(env, message, (counted) => handleJobMessage(counted, env))));
+  await Promise.all(batch.messages.map((message) => handleJobMessage(message, env)));
 }
 
-export async function handleJobMessage(message: Message<unknown>, env: Env): Promise<void> {
-  if (!isJobMessage(message.body)) {
+async function handleJobMessage(message: Message<unknown>, env: Env): Promise<void> {
+  const delivery = readJobDelivery(message);
+  if (delivery === null) {
     console.error("Dropping a malformed job message");
     message.ack();
     return;
   }
-  const stub = jobStub(env, message.body.jobId);
+  await withAccountJobTurn(env, message, delivery, () => runJobDelivery(message, delivery, env));
+}
+
+async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, env: Env): Promise<void> {
+  const stub = jobStub(env, delivery.jobId);
   // RPC results are structured clones of the declared type.
   const decision = (await stub.beginAttempt()) as AttemptDecision;
   if (!decision.run) {
-    if (decision.reason === "leased" && message.attempts < MAX_ATTEMPTS) {
+    // The queue stops delivering a message after MAX_ATTEMPTS deliveries: past that, recovery takes over.
+    if (decision.reason === "leased" && hasAttemptsLeft(delivery.delivery)) {
       // Another delivery holds the job; look again when its lease ends, in case its consumer died.
       message.retry({ delaySeconds: decision.retryInSeconds });
     } else {
@@ -44,9 +48,7 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
     return;
   }
   const { record } = decision;
-  // The attempt's number: the queue counts this message's deliveries, the job counts its attempts across every message
-  // (recovery may have sent a new one), and the job never gets more than MAX_ATTEMPTS.
-  const attempt = Math.max(message.attempts, record.attempts);
+  const attempt = attemptNumber(delivery.delivery, record.attempts);
   // The lease lasts only while heartbeats come: if this worker dies, recovery can hand the job on within a minute.
   const heartbeat = setInterval(() => {
     stub.heartbeat(record.attempts).catch((error: unknown) => console.error(`job ${record.jobId}: heartbeat failed`, error));
@@ -75,7 +77,7 @@ export async function handleJobMessage(message: Message<unknown>, env: Env): Pro
     const heldMs = browserHold.heldMs();
     if (heldMs !== null) await recordRefundedBrowserTime(env.DB, record.accountId, heldMs);
     const retryable = error instanceof ServiceError && failure.retryable;
-    if (retryable && attempt < MAX_ATTEMPTS) {
+    if (retryable && hasAttemptsLeft(attempt)) {
       const delaySeconds = retryDelaySeconds(attempt, retryBaseSeconds(env));
       await stub.releaseAttempt(failure.detail, delaySeconds);
       message.retry({ delaySeconds });

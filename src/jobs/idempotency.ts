@@ -20,14 +20,14 @@ import { ConflictError, InvalidParameterError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_KEY_DETAIL = "Idempotency-Key: must be 1 to 255 printable ASCII characters";
 export const IDEMPOTENCY_MISMATCH_DETAIL =
   "Idempotency-Key: this key was already used with different parameters in the last 24 hours. Use a new key for a different request.";
 export const IDEMPOTENCY_IN_PROGRESS_DETAIL =
   "Idempotency-Key: a request with this key is still being processed. Retry in a few seconds to get its result.";
 
-export type IdempotentKind = "job" | "batch";
+type IdempotentKind = "job" | "batch";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,255}$/;
 
@@ -55,7 +55,7 @@ export function requestFingerprint(kind: IdempotentKind, request: unknown): Prom
   return sha256Hex(canonicalJson({ kind, request }));
 }
 
-export interface IdempotentRequest {
+interface IdempotentRequest {
   accountId: string;
   key: string;
   kind: IdempotentKind;
@@ -66,7 +66,7 @@ export interface IdempotentRequest {
   lockMs: number;
 }
 
-export interface IdempotentWork<T> {
+interface IdempotentWork<T> {
   /** Does the work for `resourceId` (the new id, or a dead claim's id being finished): every step idempotent. */
   run(resourceId: string): Promise<T>;
   /** Answers again for the resource a completed earlier request created. */

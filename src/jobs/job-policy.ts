@@ -2,11 +2,13 @@
  * Numbers that bound a job's life. A job is attempted at most MAX_ATTEMPTS times (the queue's max_retries = 3);
  * the watchdog fails and refunds a job still pending after `watchdogBoundMs`, which covers every attempt running
  * to its full timeout, the retry back-offs and queue latency, so it only fires when attempts can no longer finish.
+ * (MAX_ATTEMPTS and how attempts are counted: ./job-attempts.ts).
  */
-export const MAX_ATTEMPTS = 4;
+import { MAX_ATTEMPTS } from "./job-attempts";
+
 export const JOB_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** Extra time an attempt may hold its lease beyond its timeout (browser start-up, page close, writes). */
-export const ATTEMPT_GRACE_MS = 30_000;
+const ATTEMPT_GRACE_MS = 30_000;
 /** Slack for queue delivery delays between attempts. */
 const QUEUE_LATENCY_ALLOWANCE_MS = 120_000;
 

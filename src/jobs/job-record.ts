@@ -8,15 +8,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { refundCredits } from "../credits/ledger";
 import { abandonDelivery, advanceDelivery, deliveryDueAt, startDelivery } from "../webhooks/job-delivery";
+import { hasAttemptsLeft } from "./job-attempts";
 import { recordTerminalStatus } from "./jobs-table";
-import {
-  JOB_RETENTION_MS,
-  LEASE_WITHOUT_HEARTBEAT_MS,
-  MAX_ATTEMPTS,
-  attemptLeaseMs,
-  retryBaseSeconds,
-  watchdogBoundMs,
-} from "./job-policy";
+import { JOB_RETENTION_MS, LEASE_WITHOUT_HEARTBEAT_MS, attemptLeaseMs, retryBaseSeconds, watchdogBoundMs } from "./job-policy";
 import type { AttemptDecision, JobRecordState, JobView, RecoveryDecision } from "./job-types";
 import { toJobView } from "./job-view";
 
@@ -26,7 +20,7 @@ const D1_RETRY_MS = 30_000;
 export const WATCHDOG_ERROR = "The job could not be completed in time (its attempts stopped reporting). Credits were restored.";
 export const INTERRUPTED_ERROR = "The job could not be completed: its attempts were interrupted. Credits were restored.";
 
-export type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt"> &
+type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt"> &
   Partial<Pick<JobRecordState, "batchId" | "webhookUrl">>;
 
 export class JobRecord extends DurableObject<Env> {
@@ -85,7 +79,7 @@ export class JobRecord extends DurableObject<Env> {
     if (record.leaseExpiresAt !== null && record.leaseExpiresAt > now) {
       return { run: false, reason: "leased", retryInSeconds: Math.ceil((record.leaseExpiresAt - now) / 1000) };
     }
-    if (record.attempts >= MAX_ATTEMPTS) {
+    if (!hasAttemptsLeft(record.attempts)) {
       // Every attempt was used and the last one never reported (its worker died): no fifth one.
       await this.fail(record.lastError ?? INTERRUPTED_ERROR);
       return { run: false, reason: "terminal" };

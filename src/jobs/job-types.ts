@@ -55,11 +55,6 @@ export interface JobView {
   attempts: number;
 }
 
-/** The queue message: only the id; the Durable Object is the one source of the job's parameters. */
-export interface JobMessage {
-  jobId: string;
-}
-
 /** What recovery (./recovery.ts) should do about one job, as its Durable Object sees it. */
 export type RecoveryDecision =
   | { requeue: false }

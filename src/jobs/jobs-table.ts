@@ -10,7 +10,7 @@ import { base64UrlToBytes, bytesToBase64Url } from "../util/base64";
 import { JOB_RETENTION_MS } from "./job-policy";
 import type { JobStatus } from "./job-types";
 
-export interface IndexedJob {
+interface IndexedJob {
   jobId: string;
   accountId: string;
   keyId: string | null;
@@ -73,7 +73,7 @@ export async function recordTerminalStatus(db: D1Database, jobId: string, status
     .run();
 }
 
-export interface BatchJobRow {
+interface BatchJobRow {
   jobId: string;
   batchIndex: number;
 }
@@ -100,7 +100,7 @@ export async function recordBatchJobs(
     .run();
 }
 
-export interface ListedJob {
+interface ListedJob {
   jobId: string;
   status: JobStatus;
   scraper: string;
@@ -109,7 +109,7 @@ export interface ListedJob {
   completedAt: string | null;
 }
 
-export interface JobListQuery {
+interface JobListQuery {
   accountId: string;
   status?: JobStatus;
   scraper?: string;
@@ -118,7 +118,7 @@ export interface JobListQuery {
   after?: JobCursor;
 }
 
-export interface JobCursor {
+interface JobCursor {
   createdAt: string;
   jobId: string;
 }
@@ -190,7 +190,7 @@ export function decodeJobCursor(text: string): JobCursor | null {
   }
 }
 
-export interface BatchJobStatus {
+interface BatchJobStatus {
   jobId: string;
   status: JobStatus;
 }

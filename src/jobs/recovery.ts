@@ -17,7 +17,8 @@
  */
 import { JOB_RETENTION_MS, RECOVERY_STALL_MS } from "./job-policy";
 import { jobStub } from "./job-record";
-import type { JobMessage, RecoveryDecision } from "./job-types";
+import { newJobMessage } from "./job-message";
+import type { RecoveryDecision } from "./job-types";
 
 /** Jobs looked at per sweep; a larger backlog is taken by the next sweeps. */
 export const RECOVERY_BATCH_LIMIT = 500;
@@ -25,19 +26,19 @@ export const RECOVERY_BATCH_LIMIT = 500;
  * Jobs of one account looked at per sweep (its oldest pending ones). Every account with pending jobs gets its first
  * job looked at before any account gets its second, and so on, up to RECOVERY_BATCH_LIMIT.
  */
-export const RECOVERY_JOBS_PER_ACCOUNT = 50;
+const RECOVERY_JOBS_PER_ACCOUNT = 50;
 /** Job objects asked at once. */
 const CHECK_CONCURRENCY = 8;
 /** Queue `sendBatch` takes at most 100 messages. */
 const SEND_CHUNK = 100;
 
-export interface RecoveryOptions {
+interface RecoveryOptions {
   /** When the stack (re)started: attempts that began before it are dead and messages sent before it may be gone. */
   restartedAt?: number | null;
   now?: number;
 }
 
-export interface RecoveryReport {
+interface RecoveryReport {
   /** Pending jobs looked at. */
   checked: number;
   /** Jobs sent a new queue message, by why. */
@@ -143,7 +144,7 @@ export async function recoverJobs(env: Env, options: RecoveryOptions = {}): Prom
   });
   for (let start = 0; start < lost.length; start += SEND_CHUNK) {
     const chunk = lost.slice(start, start + SEND_CHUNK);
-    await env.JOBS.sendBatch(chunk.map((jobId) => ({ body: { jobId } satisfies JobMessage })));
+    await env.JOBS.sendBatch(chunk.map((jobId) => ({ body: newJobMessage(jobId) })));
     report.requeued += chunk.length;
   }
   if (report.requeued > 0 || report.slotsReleased > 0) console.log("job recovery", JSON.stringify(report));

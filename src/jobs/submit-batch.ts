@@ -15,10 +15,10 @@ import { acceptBatch, discardBatch, loadBatch, markBatchJobsFailed, openBatch } 
 import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
 import { recordBatchJobs } from "./jobs-table";
 import { jobStub } from "./job-record";
-import type { JobMessage } from "./job-types";
+import { newJobMessage } from "./job-message";
 
-export const BATCH_FAILED_DETAIL = "The batch could not be queued; no credits were charged. Retry shortly.";
-export const UNQUEUED_JOB_ERROR = "The job could not be queued.";
+const BATCH_FAILED_DETAIL = "The batch could not be queued; no credits were charged. Retry shortly.";
+const UNQUEUED_JOB_ERROR = "The job could not be queued.";
 /** Longer than a 500-item submission takes; a claim older than this belongs to a request that died. */
 const BATCH_CLAIM_LOCK_MS = 60_000;
 /** Durable Object creations in flight at once. */
@@ -26,14 +26,14 @@ const CREATE_CONCURRENCY = 25;
 /** Queues take at most 100 messages per sendBatch. */
 const SEND_CHUNK = 100;
 
-export interface SubmittedBatch {
+interface SubmittedBatch {
   batchId: string;
   jobIds: string[];
   creditsRemaining: number;
   replayed?: boolean;
 }
 
-export interface BatchSubmission extends BatchRequest {
+interface BatchSubmission extends BatchRequest {
   baseUrl: string;
   idempotencyKey?: string;
 }
@@ -153,7 +153,7 @@ async function createBatch(env: Env, submission: BatchSubmission, key: Authentic
   const chunks: string[][] = [];
   for (let start = 0; start < batch.jobIds.length; start += SEND_CHUNK) chunks.push(batch.jobIds.slice(start, start + SEND_CHUNK));
   const unsent = await settleEach(chunks, 1, async (chunk) => {
-    const messages = chunk.map((jobId) => ({ body: { jobId } satisfies JobMessage }));
+    const messages = chunk.map((jobId) => ({ body: newJobMessage(jobId) }));
     // One retry: a chunk is all-or-nothing, and its jobs are failed (and refunded) if it cannot be sent.
     await env.JOBS.sendBatch(messages).catch(() => env.JOBS.sendBatch(messages));
   });

@@ -14,20 +14,20 @@ import type { ScraperId } from "../scrapers/registry";
 import { authorizeScrape } from "../scrape/authorize";
 import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
 import { jobStub } from "./job-record";
-import type { JobMessage } from "./job-types";
+import { newJobMessage } from "./job-message";
 
 export const ENQUEUE_FAILED_DETAIL = "The job could not be queued; no credits were charged. Retry shortly.";
 /** A job submission finishes in well under a second; a claim older than this belongs to a request that died. */
 const JOB_CLAIM_LOCK_MS = 30_000;
 
-export interface SubmittedJob {
+interface SubmittedJob {
   jobId: string;
   creditsRemaining: number;
   /** True when an Idempotency-Key answered an earlier submission's job (nothing was charged). */
   replayed?: boolean;
 }
 
-export interface JobSubmission {
+interface JobSubmission {
   scraper: ScraperId;
   params: ScrapeParams;
   baseUrl: string;
@@ -90,7 +90,7 @@ async function createJob(
     throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
   try {
-    await env.JOBS.send({ jobId } satisfies JobMessage);
+    await env.JOBS.send(newJobMessage(jobId));
   } catch (cause) {
     await stub.fail("The job could not be queued.");
     throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });

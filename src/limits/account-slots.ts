@@ -10,12 +10,12 @@
 import { DEFAULT_REFUNDED_BROWSER_SECONDS_PER_HOUR, REDUCED_CONCURRENCY_DIVISOR, reducedConcurrency } from "./capacity-rules";
 import { firstBucketOfHour, refundedSecondsSql } from "./refunded-browser-time";
 
-export type SlotKind = "request" | "job";
+type SlotKind = "request" | "job";
 
 /** Job attempts started within this window are an account's recent share, and jobs submitted within it can be waiting. */
-export const RECENT_SHARE_WINDOW_MS = 10 * 60_000;
+const RECENT_SHARE_WINDOW_MS = 10 * 60_000;
 
-export interface SlotRequest {
+interface SlotRequest {
   accountId: string;
   kind: SlotKind;
   /**
@@ -40,7 +40,7 @@ export interface Slot {
   kind: SlotKind;
 }
 
-export type SlotOutcome =
+type SlotOutcome =
   | { taken: true; slot: Slot }
   | {
       taken: false;
@@ -170,7 +170,7 @@ export async function anotherAccountGoesFirst(db: D1Database, accountId: string,
   return row?.others_first === 1;
 }
 
-export interface AccountSlotUsage {
+interface AccountSlotUsage {
   requests: number;
   jobs: number;
 }

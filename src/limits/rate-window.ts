@@ -6,7 +6,7 @@
 
 const MINUTE_MS = 60_000;
 
-export type RateCheck = { allowed: true; fullAt: number } | { allowed: false; retryAfterMs: number };
+type RateCheck = { allowed: true; fullAt: number } | { allowed: false; retryAfterMs: number };
 
 /**
  * Whether one more request fits at `now` under `perMinute`, given the counter's `fullAt` (ms since epoch; undefined for
@@ -35,7 +35,7 @@ export function rescaleRate(fullAt: number, now: number, fromPerMinute: number, 
   return now + ((fullAt - now) * fromPerMinute) / toPerMinute;
 }
 
-export type RateTake =
+type RateTake =
   | { granted: number; keyFullAt: number; accountFullAt: number }
   | { granted: 0; scope: "key" | "account"; retryAfterMs: number };
 

@@ -12,8 +12,8 @@
  */
 
 /** Width of one counting bucket: the hour is the last HOUR_BUCKETS buckets (the current one included). */
-export const BUCKET_MS = 5 * 60_000;
-export const HOUR_BUCKETS = 12;
+const BUCKET_MS = 5 * 60_000;
+const HOUR_BUCKETS = 12;
 function bucketOf(at: number): number {
   return Math.floor(at / BUCKET_MS);
 }

@@ -25,7 +25,7 @@ import { giveBackRate, isIdle, rescaleRate, takeRates } from "./rate-window";
 export const RATE_LIMIT_DETAIL = "Rate limit exceeded. Retry after a moment.";
 export const ACCOUNT_RATE_LIMIT_DETAIL = "Rate limit exceeded for this account (all its API keys together). Retry after a moment.";
 
-export interface RequestRates {
+interface RequestRates {
   perKey: number;
   perAccount: number;
 }
@@ -35,7 +35,7 @@ const RATES_REFRESH_MS = 60_000;
 /** Past this many key counters, the idle ones are forgotten. */
 const KEY_COUNTERS_BEFORE_SWEEP = 64;
 /** The largest lease, whatever the limits: an isolate never holds more than this many requests of one key. */
-export const MAX_LEASE = 50;
+const MAX_LEASE = 50;
 
 /**
  * How many requests one lease may hold under `rates`: five seconds' worth of the smaller limit (at least 1, so at the

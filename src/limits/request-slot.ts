@@ -20,7 +20,7 @@ export function tooManyRequestsInFlightDetail(limit: number): string {
 }
 
 /** The 429 while the account's bound is reduced because its refunded scrapes held the browsers for free. */
-export function reducedForRefundedTimeDetail(limit: number, normalLimit: number, thresholdSeconds: number): string {
+function reducedForRefundedTimeDetail(limit: number, normalLimit: number, thresholdSeconds: number): string {
   return (
     `Too many requests in flight for this account: at most ${limit} synchronous scrapes run at once (normally ${normalLimit}), ` +
     `because refunded time-outs, disconnects and failures held the browsers for more than ${thresholdSeconds} seconds in the last hour. ` +

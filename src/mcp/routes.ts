@@ -14,7 +14,7 @@ import { openApiDocument } from "../http/openapi-document";
 import { requestBaseUrl } from "../http/request-context";
 import { createMcpServer } from "./server";
 
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
   app.post(MCP_PATH, apiKeyAuth, async (c) => {

@@ -9,11 +9,11 @@ import { z } from "@hono/zod-openapi";
 const DIGITS_ONLY = /^[0-9]+$/;
 
 /** The value of a string of decimal digits, or undefined for anything else (signs, spaces, dots, exponents, hex). */
-export function parseDigits(raw: string): number | undefined {
+function parseDigits(raw: string): number | undefined {
   return DIGITS_ONLY.test(raw) ? Number(raw) : undefined;
 }
 
-export interface IntegerQueryParamOptions {
+interface IntegerQueryParamOptions {
   name: string;
   min: number;
   max: number;
@@ -24,7 +24,7 @@ export interface IntegerQueryParamOptions {
 }
 
 /** The 400 message (after `"<name>: "`): the accepted range and the accepted form, with an example. */
-export function integerParamMessage({ min, max, defaultValue, noun = "an integer" }: IntegerQueryParamOptions): string {
+function integerParamMessage({ min, max, defaultValue, noun = "an integer" }: IntegerQueryParamOptions): string {
   return `must be ${noun} from ${min} to ${max}, written in digits only (such as ${defaultValue})`;
 }
 

@@ -10,7 +10,7 @@ import { base64ToBytes, bytesToBase64 } from "../util/base64";
 /** The secret's name (`wrangler secret put PROVIDER_ACCOUNTS_KEY`; locally `.dev.vars`, written by `npm start`). */
 export const PROVIDER_ACCOUNTS_KEY = "PROVIDER_ACCOUNTS_KEY";
 /** A shorter secret is refused: HKDF cannot add entropy that the secret does not have. */
-export const MIN_SECRET_CHARS = 32;
+const MIN_SECRET_CHARS = 32;
 const HKDF_SALT = "ai-answer-scraper/provider-accounts";
 const HKDF_INFO = "session-state/aes-256-gcm/v1";
 const IV_BYTES = 12;
@@ -34,7 +34,7 @@ export function providerAccountsSecret(env: Env): string | null {
   return secret.length >= MIN_SECRET_CHARS ? secret : null;
 }
 
-export interface SealedSession {
+interface SealedSession {
   ciphertext: string;
   iv: string;
 }

@@ -106,7 +106,7 @@ export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
 const MASK_VISIBLE_FROM = 16;
 
-export function maskedValue(value: string): string {
+function maskedValue(value: string): string {
   return value.length >= MASK_VISIBLE_FROM ? `…${value.slice(-4)}` : "…";
 }
 

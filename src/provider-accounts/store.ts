@@ -11,10 +11,10 @@ import type { SessionCipher } from "./session-cipher";
 import { type SessionSummary, SessionSummarySchema, StorageStateSchema, type StorageState, summarizeSession } from "./storage-state";
 
 export const ACCOUNT_STATES = ["active", "needs_attention", "disabled"] as const;
-export type AccountState = (typeof ACCOUNT_STATES)[number];
+type AccountState = (typeof ACCOUNT_STATES)[number];
 
 /** Why a scrape with the account failed: the status page's categories, so both views agree. */
-export type AccountFailureReason = FailureReason;
+type AccountFailureReason = FailureReason;
 
 export const PROVIDER_ACCOUNT_NOT_FOUND_DETAIL = "Provider account not found.";
 
@@ -96,7 +96,7 @@ function sessionBinding(id: string, provider: string, marketplace: string): stri
   return `${id}\n${provider}\n${marketplace}`;
 }
 
-export interface NewProviderAccount {
+interface NewProviderAccount {
   provider: string;
   /** '' when one session serves every country. */
   marketplace: string;
@@ -144,7 +144,7 @@ export async function listProviderAccounts(
   return results.map(viewOf);
 }
 
-export interface ProviderAccountChanges {
+interface ProviderAccountChanges {
   label?: string;
   /** A fresh session: replaces the stored one and puts the account back in rotation. */
   session?: StorageState;

@@ -12,7 +12,7 @@ import { sessionCipherOf } from "./session-cipher";
 import type { StorageState } from "./storage-state";
 import { type ClaimedAccount, claimProviderAccount, recordAccountFailure, recordAccountSuccess } from "./store";
 
-export interface AccountScrape {
+interface AccountScrape {
   provider: AnyProvider;
   params: CommonParams;
   /** The caller's deadline: no second try after it fired. */
@@ -20,7 +20,7 @@ export interface AccountScrape {
 }
 
 /** Runs one attempt of a scrape in a fresh page carrying `session` (null: signed out). */
-export type ScrapeAttempt<T> = (session: StorageState | null) => Promise<T>;
+type ScrapeAttempt<T> = (session: StorageState | null) => Promise<T>;
 
 /** The marketplace an account must belong to for this request ('' when the provider's sessions serve every country). */
 function accountMarketplaceOf(provider: AnyProvider, params: CommonParams): string {

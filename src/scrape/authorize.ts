@@ -7,7 +7,7 @@ import { chargeCredits } from "../credits/ledger";
 import type { ScraperId } from "../scrapers/registry";
 import { requireProvider } from "./pipeline";
 
-export interface AuthorizedScrape extends AuthenticatedKey {
+interface AuthorizedScrape extends AuthenticatedKey {
   /** Balance after this request's charge. */
   creditsRemaining: number;
 }

@@ -21,7 +21,7 @@ export interface CoalesceOptions {
   deadline: number;
 }
 
-export interface SharedOutcome<Answer> {
+interface SharedOutcome<Answer> {
   answer: Answer;
   /** True when another request's scrape produced the answer. */
   followed: boolean;

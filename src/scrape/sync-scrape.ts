@@ -6,7 +6,7 @@ import { authorizeScrape } from "./authorize";
 import { runScrape } from "./pipeline";
 import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
 
-export interface SyncScrapeOutcome {
+interface SyncScrapeOutcome {
   response: ScrapeResponse;
   creditsRemaining: number;
 }

@@ -14,7 +14,7 @@ import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
  * shorter `timeout` is the caller's own choice (10 s is allowed), and a refunded one: it would let anyone fail scrapes
  * for free. Time-outs past it are recorded, and count like every traffic failure: only when several accounts see them.
  */
-export const TIMEOUT_EVIDENCE_MIN_SECONDS = 120;
+const TIMEOUT_EVIDENCE_MIN_SECONDS = 120;
 
 /**
  * Runs `scrape` and records how it went when it was a customer's scrape that reached the provider. Not recorded:

@@ -18,19 +18,19 @@ const CANARY_PROMPTS: Partial<Record<ScraperId, string>> = { amazon_rufus: "usb 
 const CANARY_CONCURRENCY = 2;
 const DEFAULT_TIMEOUT_SECONDS = 120;
 
-export interface CanaryConfig {
+interface CanaryConfig {
   /** Countries every provider is checked from (a provider that does not serve one is skipped there). */
   countries: string[];
   providers: AnyProvider[];
   timeoutSeconds: number;
 }
 
-export interface Canary {
+interface Canary {
   provider: AnyProvider;
   params: ScrapeParams;
 }
 
-export interface CanaryResult {
+interface CanaryResult {
   provider: string;
   country: string;
   ok: boolean;

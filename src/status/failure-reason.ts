@@ -16,7 +16,7 @@ export const FAILURE_REASON_LABELS: Readonly<Record<FailureReason, string>> = {
   other: "Provider or browser error",
 };
 
-export interface ClassifiedFailure {
+interface ClassifiedFailure {
   reason: FailureReason;
   /** The stable drift code (`grok.composer_missing`) when the reason is drift. */
   driftCode: string | null;

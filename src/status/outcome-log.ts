@@ -16,7 +16,7 @@ export const OUTCOME_RETENTION_MS = 8 * 86_400_000;
  * 5 × 288 windows × 7 providers = 10,080 rows a day (whatever its rate limit), and weighs at most 60 scrapes an hour
  * in a provider's figures. Five rows in five minutes are plenty to show how that account's scrapes go.
  */
-export const TRAFFIC_ROW_CAP = { rowsPerWindow: 5, windowMs: 5 * 60_000 } as const;
+const TRAFFIC_ROW_CAP = { rowsPerWindow: 5, windowMs: 5 * 60_000 } as const;
 
 interface OutcomeCommon {
   provider: string;

@@ -28,7 +28,7 @@ export interface CanaryRound {
   failed: number;
 }
 
-export interface ProviderEvidence {
+interface ProviderEvidence {
   lastHour: {
     canaries: WindowFigures;
     traffic: WindowFigures;

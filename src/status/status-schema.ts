@@ -5,10 +5,10 @@
 import { z } from "@hono/zod-openapi";
 import { FAILURE_REASONS } from "./failure-reason";
 
-export const PROVIDER_STATES = ["up", "degraded", "down", "unknown"] as const;
+const PROVIDER_STATES = ["up", "degraded", "down", "unknown"] as const;
 export type ProviderState = (typeof PROVIDER_STATES)[number];
 
-export const WindowFiguresSchema = z
+const WindowFiguresSchema = z
   .object({
     scrapes: z.number().int().openapi({ description: "Scrapes that reached the provider in the window" }),
     succeeded: z.number().int(),
@@ -30,7 +30,7 @@ const LastFailureSchema = z
   })
   .openapi("StatusLastFailure");
 
-export const ProviderStatusSchema = z
+const ProviderStatusSchema = z
   .object({
     provider: z.string().openapi({ example: "grok" }),
     name: z.string().openapi({ example: "Grok" }),

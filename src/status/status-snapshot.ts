@@ -17,7 +17,7 @@ export const STATUS_MAX_AGE_MS = 30_000;
  * How long an isolate serves its own copy without looking at D1: short, so a canary round refreshed on another isolate
  * shows everywhere within seconds.
  */
-export const ISOLATE_COPY_MAX_AGE_MS = 5_000;
+const ISOLATE_COPY_MAX_AGE_MS = 5_000;
 
 /** This isolate's copy: the document, when it was computed, and when this isolate obtained it. */
 let isolateCopy: { status: ServiceStatus; computedAt: number; obtainedAt: number } | null = null;

@@ -6,7 +6,7 @@
 
 export const DELIVERY_LOG_RETENTION_DAYS = 7;
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
+type DeliveryStatus = "pending" | "delivered" | "failed";
 
 export interface DeliveryLogEntry {
   webhookId: string;
@@ -42,7 +42,7 @@ interface DeliveryRow {
   delivered_at: string | null;
 }
 
-export interface NewDelivery {
+interface NewDelivery {
   webhookId: string;
   accountId: string;
   jobId: string;
@@ -65,7 +65,7 @@ export async function logDeliveryCreated(db: D1Database, delivery: NewDelivery, 
   ]);
 }
 
-export interface AttemptRecord {
+interface AttemptRecord {
   status: DeliveryStatus;
   attempts: number;
   attemptAt: Date;

@@ -19,7 +19,7 @@ import { checkWebhookUrlForDelivery } from "./url-policy";
 /** How long to wait before retrying a step that failed on our side (D1 unavailable), without counting an attempt. */
 const INTERNAL_RETRY_MS = 30_000;
 
-export function webhookIdOf(jobId: string): string {
+function webhookIdOf(jobId: string): string {
   return `msg_${jobId.replaceAll("-", "")}`;
 }
 
@@ -33,7 +33,7 @@ export function deliveryDueAt(state: WebhookDeliveryState | null | undefined): n
 }
 
 /** The event: Standard Webhooks' `{type, timestamp, data}` with the job's final status response as `data`. */
-export function jobEventOf(record: JobRecordState): { type: string; body: string } {
+function jobEventOf(record: JobRecordState): { type: string; body: string } {
   const view = toJobView(record);
   const type = `job.${view.status}`;
   return { type, body: JSON.stringify({ type, timestamp: view.completed_at ?? view.created_at, data: view }) };

@@ -12,7 +12,7 @@ import { ServiceError } from "../errors";
 import { PROVIDER_ACCOUNTS_KEY, SessionCipher, providerAccountsSecret } from "../provider-accounts/session-cipher";
 
 /** A secret as stored: `iv` null means `secret` is the clear text. */
-export interface StoredSecret {
+interface StoredSecret {
   secret: string;
   iv: string | null;
 }
@@ -32,7 +32,7 @@ export class WebhookSecretUnreadableError extends ServiceError {
 const ciphers = new Map<string, Promise<SessionCipher>>();
 
 /** The cipher of webhook secrets, or null when the deployment has no PROVIDER_ACCOUNTS_KEY. */
-export function webhookSecretCipher(env: Env): Promise<SessionCipher> | null {
+function webhookSecretCipher(env: Env): Promise<SessionCipher> | null {
   const key = providerAccountsSecret(env);
   if (key === null) return null;
   let cipher = ciphers.get(key);

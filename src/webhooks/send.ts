@@ -6,10 +6,10 @@
  */
 import { Webhook } from "standardwebhooks";
 
-export const DELIVERY_TIMEOUT_MS = 15_000;
+const DELIVERY_TIMEOUT_MS = 15_000;
 const USER_AGENT = "AI-Answer-Scraper-Webhooks/1.0";
 
-export interface WebhookMessage {
+interface WebhookMessage {
   url: string;
   webhookId: string;
   /** The exact bytes signed and sent. */
@@ -35,7 +35,7 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-export function signedHeaders(message: Omit<WebhookMessage, "url">, at: Date): Record<string, string> {
+function signedHeaders(message: Omit<WebhookMessage, "url">, at: Date): Record<string, string> {
   return {
     "content-type": "application/json",
     "user-agent": USER_AGENT,

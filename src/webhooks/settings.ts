@@ -1,6 +1,6 @@
 /** Webhook settings read from the environment, with the production defaults. */
 
-export const DEFAULT_DNS_RESOLVER = "https://cloudflare-dns.com/dns-query";
+const DEFAULT_DNS_RESOLVER = "https://cloudflare-dns.com/dns-query";
 const DEFAULT_RETRY_BASE_SECONDS = 5;
 
 export interface WebhookSettingsValues {

@@ -19,7 +19,7 @@
 import { type AddressRecord, DnsLookupError, resolveHostRecords } from "./dns";
 import { type AddressKind, classifyAddress, parseIpv4, parseIpv6 } from "./ip-address";
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 /** What the policy needs of the webhook settings (./settings.ts), and no more, so it can be checked outside workerd. */
 export interface UrlPolicySettings {
@@ -32,10 +32,10 @@ export interface UrlPolicySettings {
  * The ports a webhook may be sent to: https's own and its usual alternative. Any other port is where internal or
  * non-web services listen, and allowing it would turn deliveries into a port scanner.
  */
-export const ALLOWED_WEBHOOK_PORTS: readonly number[] = [443, 8443];
+const ALLOWED_WEBHOOK_PORTS: readonly number[] = [443, 8443];
 
 /** A URL's verdict; `reason` completes "<field>: …". `temporary`: the check could not be made now (DNS unreachable). */
-export type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string; temporary: boolean };
+type UrlVerdict = { ok: true; url: string } | { ok: false; reason: string; temporary: boolean };
 
 type Refusal = Extract<UrlVerdict, { ok: false }>;
 

@@ -7,7 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { INTERRUPTED_ERROR, jobStub } from "../../src/jobs/job-record";
-import { LEASE_WITHOUT_HEARTBEAT_MS, MAX_ATTEMPTS, RECOVERY_STALL_MS } from "../../src/jobs/job-policy";
+import { MAX_ATTEMPTS } from "../../src/jobs/job-attempts";
+import { LEASE_WITHOUT_HEARTBEAT_MS, RECOVERY_STALL_MS } from "../../src/jobs/job-policy";
 import type { AttemptDecision, JobView } from "../../src/jobs/job-types";
 import { recoverJobs } from "../../src/jobs/recovery";
 import { adminApi, seedCachedGrokAnswer } from "../support/workers/account-helpers";

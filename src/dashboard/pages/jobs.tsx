@@ -2,7 +2,7 @@
 import { Ago, Time } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
 
-export type JobRowStatus = "pending" | "done" | "failed" | "expired" | "unavailable";
+type JobRowStatus = "pending" | "done" | "failed" | "expired" | "unavailable";
 
 export interface JobRow {
   jobId: string;

@@ -11,7 +11,7 @@ import { Meter, UsageChart } from "../usage-chart";
 /** Below this many requests' worth of credits the overview warns that the balance is running out. */
 const LOW_BALANCE_REQUESTS = 20;
 
-export interface OverviewData {
+interface OverviewData {
   account: Account;
   usage: UsageSummary;
   daily: DailyUsage[];
@@ -25,7 +25,7 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export function describeEntry(entry: LedgerEntry): string {
+function describeEntry(entry: LedgerEntry): string {
   const what = entry.isJob ? "job" : "request";
   switch (entry.kind) {
     case "charge":

@@ -12,7 +12,7 @@ import type { PlaygroundRunSummary } from "../playground/run-store";
 import { type CountryOption, type PlaygroundScraper, type ScraperField, servesCountry } from "../playground/scraper-forms";
 import type { Snippets } from "../playground/snippets";
 
-export interface PlaygroundPageData {
+interface PlaygroundPageData {
   scrapers: readonly PlaygroundScraper[];
   countries: readonly CountryOption[];
   /** The account's active keys. */

@@ -11,7 +11,7 @@ import { answerHtml } from "../playground/answer-html";
 import { type ResultCard, type ResultSection, arrangeResult } from "../playground/result-sections";
 import { isHttpUrl } from "../../util/http-url";
 
-export type ResultStatus = "pending" | "done" | "failed";
+type ResultStatus = "pending" | "done" | "failed";
 
 export interface ResultPageData {
   /** A playground run that waited for its answer, or an asynchronous job (the playground's or the API's). */
@@ -44,7 +44,7 @@ const STATUS_BADGES: Record<ResultStatus, { className: string; label: string }> 
 };
 
 /** 1.3 s, 42 s, 2 min 5 s. */
-export function formatElapsed(milliseconds: number): string {
+function formatElapsed(milliseconds: number): string {
   if (milliseconds < 10_000) return `${(milliseconds / 1000).toFixed(1)} s`;
   const seconds = Math.round(milliseconds / 1000);
   if (seconds < 60) return `${seconds} s`;

@@ -21,7 +21,7 @@ interface SignedInVisitor {
   frame: SignedInFrame;
 }
 
-export interface DashboardSessionAccess {
+interface DashboardSessionAccess {
   currentSession(c: Context<AppEnv>, active: NavItem | null): Promise<SignedInVisitor | null>;
   /** The signed-in visitor and the form's fields, or the response to send (sign-in redirect, expired-form page). */
   signedInForm(c: Context<AppEnv>): Promise<{ signedIn: SignedInVisitor; form: Record<string, string> } | Response>;
@@ -88,7 +88,7 @@ function DeliveryRow({ delivery }: { delivery: DeliveryLogEntry }) {
   );
 }
 
-export function WebhooksPage({ frame, data }: { frame: SignedInFrame; data: WebhooksPageData }) {
+function WebhooksPage({ frame, data }: { frame: SignedInFrame; data: WebhooksPageData }) {
   const { endpoint } = data;
   return (
     <Layout title="Webhooks" frame={frame}>

@@ -20,7 +20,7 @@ export interface PickedKey extends AuthenticatedKey {
 
 /** The account's active key with this id, admitted like a request that carries it; or a ServiceError with a safe detail. */
 /** What the key's last-use write needs of the request: to outlive the response. */
-export interface BackgroundWork {
+interface BackgroundWork {
   waitUntil(promise: Promise<unknown>): void;
 }
 

@@ -21,7 +21,7 @@ const OwnedJobSchema = z.object({
   params: z.looseObject({ prompt: z.string() }),
   keyId: z.string(),
 });
-export type OwnedJob = z.infer<typeof OwnedJobSchema>;
+type OwnedJob = z.infer<typeof OwnedJobSchema>;
 
 /** The job with its request, or null when it is past retention (the record is gone) or unreadable. */
 export async function readJobWithRequest(env: Env, jobId: string): Promise<OwnedJob | null> {

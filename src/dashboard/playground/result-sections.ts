@@ -11,7 +11,7 @@
 import { isHttpUrl } from "../../util/http-url";
 import { isRecord } from "../../util/json-record";
 
-export interface CardLine {
+interface CardLine {
   label: string;
   text: string;
 }
@@ -33,13 +33,13 @@ export type ResultSection =
   | { kind: "links"; field: string; title: string; urls: string[] }
   | { kind: "chips"; field: string; title: string; items: string[] };
 
-export interface ResultDetail {
+interface ResultDetail {
   field: string;
   label: string;
   text: string;
 }
 
-export interface ArrangedResult {
+interface ArrangedResult {
   sections: ResultSection[];
   details: ResultDetail[];
 }
@@ -88,7 +88,7 @@ const TITLE_FIELDS = ["title", "name", "text"] as const;
 /** Strings at least this long read better as a paragraph than on the meta line. */
 const PARAGRAPH_LENGTH = 60;
 
-export function humanise(field: string): string {
+function humanise(field: string): string {
   const title = SECTION_TITLES[field];
   if (title !== undefined) return title;
   const words = field.replaceAll("_", " ").trim();

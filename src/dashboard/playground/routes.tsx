@@ -41,7 +41,7 @@ interface SignedInVisitor {
 }
 
 /** What these pages need of the dashboard's session handling (routes.tsx owns it). */
-export interface PlaygroundSessionAccess {
+interface PlaygroundSessionAccess {
   currentSession(c: DashboardContext, active: NavItem | null): Promise<SignedInVisitor | null>;
   /** The signed-in visitor and the form's fields, or the response to send (sign-in redirect, expired-form page). */
   signedInForm(c: DashboardContext): Promise<{ signedIn: SignedInVisitor; form: Record<string, string> } | Response>;

@@ -10,7 +10,7 @@ import { ISO_COUNTRY_CODES } from "../../params/countries";
 import { type AnyProvider, allProviders, querySchemaOf, type ScraperId } from "../../scrapers/registry";
 
 /** How a parameter is entered: a checkbox, one of a list, or free text. */
-export type FieldKind = "boolean" | "choice" | "number" | "text";
+type FieldKind = "boolean" | "choice" | "number" | "text";
 
 export interface ScraperField {
   /** The query parameter's name in the API. */
@@ -41,8 +41,8 @@ export interface PlaygroundScraper {
   allowedCountries: readonly string[] | null;
 }
 
-export const COMMON_FIELD_NAMES = ["prompt", "country", "bypass_cache", "timeout"] as const;
-export type CommonFieldName = (typeof COMMON_FIELD_NAMES)[number];
+const COMMON_FIELD_NAMES = ["prompt", "country", "bypass_cache", "timeout"] as const;
+type CommonFieldName = (typeof COMMON_FIELD_NAMES)[number];
 /** Query parameters that are not form fields: the key is picked from the account's keys, never typed or sent. */
 const TRANSPORT_PARAMETERS: ReadonlySet<string> = new Set(["api_key"]);
 

@@ -6,7 +6,7 @@
  */
 import type { RunMode } from "./playground-input";
 
-export interface SnippetRequest {
+interface SnippetRequest {
   /** The API's public origin, e.g. https://api.example.com. */
   baseUrl: string;
   scraper: string;
@@ -23,7 +23,7 @@ export interface Snippets {
   javascript: string;
 }
 
-export const KEY_PLACEHOLDER = "YOUR_API_KEY";
+const KEY_PLACEHOLDER = "YOUR_API_KEY";
 
 export function maskedKey(displayPrefix: string | null): string {
   return displayPrefix === null ? KEY_PLACEHOLDER : `${displayPrefix}…`;
