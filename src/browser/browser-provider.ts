@@ -1,13 +1,14 @@
 /**
  * Where scrapes get their pages. `withScrapePage` leases a session from the country's pool, connects, hands `work` a
- * clean localised page in its own browser context, and afterwards closes the context and disconnects (a healthy
+ * clean localised page in its own browser context, wrapped in the scrape's page session (src/browser/page/page-session.ts:
+ * its step log, hot-page state and answer-started signal), and afterwards closes the context and disconnects (a healthy
  * session stays open for the next scrape) or reports the session broken so the pool replaces it.
  *
  * From the moment a lease is granted it is handed back on every path, including a deadline that passes while the
  * answer to `acquire` is on its way. A caller whose deadline passes while it waits tells the pool (`abandon`), so
  * its place in the queue, or a lease granted too late, goes to the next scrape at once.
  */
-import type { Browser, Page } from "@cloudflare/puppeteer";
+import type { Browser } from "@cloudflare/puppeteer";
 import {
   BrowserUnreachableError,
   CapacityUnavailableError,
@@ -21,9 +22,9 @@ import { devtoolsBinding } from "./devtools-binding";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, isBrowserCrash, type PageLossWatch, watchPageLoss } from "./page-loss";
 import { openLocalisedPage, puppeteer, type PageRequest } from "./session";
-import { attachStepLog, StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
-import { isHotPage } from "./hot-page";
-import { type NextPage, prepareNextPage, takeWarmPage, whenAnswerRequestStarts } from "./warm-page";
+import { PageSession } from "./page/page-session";
+import { StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
+import { type NextPage, prepareNextPage, takeWarmPage } from "./warm-page";
 
 /** Time a lease may outlive the caller's deadline (closing the page, handing the session back). */
 const LEASE_GRACE_MS = 30_000;
@@ -71,7 +72,7 @@ function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?:
   }
 }
 
-export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, work: (page: Page) => Promise<T>): Promise<T> {
+export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, work: (session: PageSession) => Promise<T>): Promise<T> {
   const steps = new StepLog();
   let outcome: "ok" | "error" = "error";
   try {
@@ -83,7 +84,12 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
   }
 }
 
-async function leaseAndUsePage<T>(env: Env, request: ScrapePageRequest, work: (page: Page) => Promise<T>, steps: StepLog): Promise<T> {
+async function leaseAndUsePage<T>(
+  env: Env,
+  request: ScrapePageRequest,
+  work: (session: PageSession) => Promise<T>,
+  steps: StepLog,
+): Promise<T> {
   const pool = browserPoolStub(env, request.country);
   for (let attempt = 1; ; attempt += 1) {
     request.signal.throwIfAborted();
@@ -141,7 +147,7 @@ async function usePage<T>(
   browser: Browser,
   request: ScrapePageRequest,
   preparedSince: number,
-  work: (page: Page) => Promise<T>,
+  work: (session: PageSession) => Promise<T>,
   release: (healthy: boolean) => Promise<void>,
   steps: StepLog,
 ): Promise<T> {
@@ -153,15 +159,15 @@ async function usePage<T>(
     const warm = await steps.time("take_warm_page", () => takeWarmPage(browser, { hot, preparedSince }));
     steps.warm = warm !== null;
     const { page, close } = await steps.time("open_page", () => openLocalisedPage(browser, request.country, warm));
-    steps.hot = isHotPage(page);
+    const session = new PageSession(page, { steps, hotMark: warm?.hotMark ?? null });
+    steps.hot = session.hotPage.startedHot;
     const watch = watchPageLoss(page);
     loss = watch;
-    attachStepLog(page, steps);
-    whenAnswerRequestStarts(page, () => {
-      nextPage = prepareNextPage(browser, request.country, page, { hot });
+    session.whenAnswerRequestStarts(() => {
+      nextPage = prepareNextPage(browser, request.country, session, { hot });
     });
     try {
-      return await work(page);
+      return await work(session);
     } finally {
       // the page closed from here on is this scrape's own doing
       watch.stop();

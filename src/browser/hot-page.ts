@@ -2,13 +2,14 @@
  * Hot pages: the next scrape's page, already on the provider's landing page with the capture hook in it, so a scrape
  * on a pooled session only types, sends and reads (issue 14; docs/performance.md, "Hot pages").
  *
- * A scrape says what its start looks like: the capture rules it installs (`recordCaptureRules`, by the capture layer)
- * and the landing page it opens first (`recordLanding`, by the navigation engine when a provider marks its first
- * navigation as a landing that does not depend on the prompt). While that scrape waits for its answer, the browser
- * layer prepares the next page the same way (`prepareHotPage`): a new browser context, localised, the capture hook
- * installed before any page script in BUFFERED mode, then the landing opened. The next lease of the session finds it
- * (`inspectHotPage`) and hands it to its scrape, whose capture layer claims the buffer (`claimHotCapture`) and whose
- * navigation engine then skips the landing's navigation (`skipsLanding`).
+ * A scrape says what its start looks like, in the `HotPageState` of its page session (src/browser/page/page-session.ts):
+ * the capture rules it installs (`recordCaptureRules`, by the capture layer) and the landing page it opens first
+ * (recorded by `skipsLanding`, which the navigation engine calls when a provider marks its first navigation as a
+ * landing that does not depend on the prompt). While that scrape waits for its answer, the browser layer prepares the
+ * next page the same way (`prepareHotPage`): a new browser context, localised, the capture hook installed before any
+ * page script in BUFFERED mode, then the landing opened. The next lease of the session finds it (`inspectHotPage`) and
+ * hands it to its scrape with the mark it read (the session then `startedHot`), whose capture layer claims the buffer
+ * (`claimCapture`) and whose navigation engine then skips the landing's navigation (`skipsLanding`).
  *
  * Why buffered: a CDP binding belongs to the connection that added it. Between two scrapes nobody is connected, and a
  * binding call then goes nowhere (verified on Chromium: the old function stays, its calls are dropped). So the hook
@@ -31,41 +32,6 @@ const { mark: HOT_MARK, claim: HOT_CLAIM, overflow: HOT_OVERFLOW } = CAPTURE_HOT
 /** A hot page older than this is closed instead of used: a provider page idle for long may hold stale tokens. */
 export const HOT_PAGE_MAX_AGE_MS = 120_000;
 
-/** How the scrape on a page started: what the next scrape's hot page repeats. */
-interface PageStart {
-  rules: readonly SerializedRule[] | null;
-  landing: string | null;
-}
-
-const starts = new WeakMap<Page, PageStart>();
-
-function startOf(page: Page): PageStart {
-  const start = starts.get(page) ?? { rules: null, landing: null };
-  starts.set(page, start);
-  return start;
-}
-
-/** The capture layer installed these rules on `page` (before its first navigation). */
-export function recordCaptureRules(page: Page, rules: readonly SerializedRule[]): void {
-  startOf(page).rules = rules;
-}
-
-/**
- * The navigation engine opened `url` on `page` as the provider's landing page (one that does not depend on the prompt
- * or any other per-request input besides what the URL says). Only the first landing of a scrape counts.
- */
-function recordLanding(page: Page, url: string): void {
-  const start = startOf(page);
-  start.landing ??= url;
-}
-
-/** The capture rules and landing to prepare the next page with, when this scrape had both. */
-export function hotPageRecipe(page: Page): { rules: readonly SerializedRule[]; landing: string } | null {
-  const start = starts.get(page);
-  if (start?.rules == null || start.landing === null) return null;
-  return { rules: start.rules, landing: start.landing };
-}
-
 function rulesKey(rules: readonly SerializedRule[]): string {
   return JSON.stringify(rules);
 }
@@ -74,13 +40,83 @@ function rulesKey(rules: readonly SerializedRule[]): string {
 const HotMarkSchema = HotHookMarkSchema.extend({ ready: z.boolean() });
 export type HotMark = z.infer<typeof HotMarkSchema>;
 
-/** A hot page handed to a scrape: claimed by its capture layer, then its landing navigation is skipped once. */
-interface TakenHotPage {
-  mark: HotMark;
-  state: "taken" | "claimed" | "used" | "spoiled";
+/** What a hot page's bookkeeping touches of the page: one script to claim the hook's buffer. */
+export interface ClaimablePage {
+  evaluate(expression: string): Promise<unknown>;
 }
 
-const taken = new WeakMap<Page, TakenHotPage>();
+/** The capture rules and landing a scrape started with: what the next scrape's hot page repeats. */
+export interface HotPageRecipe {
+  rules: readonly SerializedRule[];
+  landing: string;
+}
+
+/**
+ * How the scrape on one page started, and whether it started from a hot page: held by the scrape's page session,
+ * written by its capture layer and navigation engine, read by the browser layer for the next page. A hot page goes
+ * taken → claimed (its capture layer claimed the hook's buffer) → used (its landing navigation was skipped), or is
+ * spoiled on the way (other rules, a failed claim, another landing): the scrape then opens its landing normally.
+ */
+export class HotPageState {
+  private rules: readonly SerializedRule[] | null = null;
+  private landing: string | null = null;
+  private hotState: "taken" | "claimed" | "used" | "spoiled";
+
+  /** `mark`: the hook's mark of the hot page this scrape was handed (`inspectHotPage`), or null for any other page. */
+  constructor(
+    private readonly page: ClaimablePage,
+    private readonly mark: HotMark | null,
+  ) {
+    this.hotState = mark === null ? "spoiled" : "taken";
+  }
+
+  /** Whether the scrape started from a hot page (for the step timings). */
+  get startedHot(): boolean {
+    return this.mark !== null;
+  }
+
+  /** The capture layer installed these rules on the page (before its first navigation). */
+  recordCaptureRules(rules: readonly SerializedRule[]): void {
+    this.rules = rules;
+  }
+
+  /** The capture rules and landing to prepare the next page with, when this scrape had both. */
+  recipe(): HotPageRecipe | null {
+    if (this.rules === null || this.landing === null) return null;
+    return { rules: this.rules, landing: this.landing };
+  }
+
+  /**
+   * Called by the capture layer once its binding listens: on a hot page prepared with the same rules, the hook's
+   * buffer is flushed to the binding (in order) and the hook streams from now on. A hot page with other rules, or whose
+   * claim fails, is spoiled: the scrape then opens its landing normally (a new document, with this scrape's hook).
+   */
+  async claimCapture(rules: readonly SerializedRule[]): Promise<void> {
+    if (this.mark === null || this.hotState !== "taken") return;
+    if (this.mark.rulesKey !== rulesKey(rules)) {
+      this.hotState = "spoiled";
+      return;
+    }
+    const claimed: unknown = await this.page.evaluate(`window.${HOT_CLAIM}()`).catch(() => false);
+    this.hotState = claimed === true ? "claimed" : "spoiled";
+  }
+
+  /**
+   * Called by the navigation engine for a landing navigation (one that does not depend on the prompt or any other
+   * per-request input besides what the URL says): true (skip it) when the page is a claimed hot page on that very
+   * landing and this is the scrape's first landing. The first landing is recorded either way, for the next page.
+   */
+  skipsLanding(url: string): boolean {
+    this.landing ??= url;
+    if (this.mark === null || this.hotState !== "claimed") return false;
+    if (this.mark.landing !== url) {
+      this.hotState = "spoiled";
+      return false;
+    }
+    this.hotState = "used";
+    return true;
+  }
+}
 
 /**
  * Reads the mark a prepared page's hook left: null when the page has no claimable hook (not a hot page, or it
@@ -102,60 +138,13 @@ export async function inspectHotPage(page: Page, now: number): Promise<HotMark |
   return mark.data;
 }
 
-/** `page` starts this scrape hot. */
-export function adoptHotPage(page: Page, mark: HotMark): void {
-  taken.set(page, { mark, state: "taken" });
-}
-
-/** Whether the scrape on `page` started from a hot page (for the step timings). */
-export function isHotPage(page: Page): boolean {
-  return taken.has(page);
-}
-
-/**
- * Called by the capture layer once its binding listens: on a hot page prepared with the same rules, the hook's buffer
- * is flushed to the binding (in order) and the hook streams from now on. A hot page with other rules, or whose claim
- * fails, is spoiled: the scrape then opens its landing normally (a new document, with this scrape's hook).
- */
-export async function claimHotCapture(page: Page, rules: readonly SerializedRule[]): Promise<void> {
-  const hot = taken.get(page);
-  if (hot === undefined || hot.state !== "taken") return;
-  if (hot.mark.rulesKey !== rulesKey(rules)) {
-    hot.state = "spoiled";
-    return;
-  }
-  const claimed: unknown = await page.evaluate(`window.${HOT_CLAIM}()`).catch(() => false);
-  hot.state = claimed === true ? "claimed" : "spoiled";
-}
-
-/**
- * Called by the navigation engine for a landing navigation: true (skip it) when the page is a claimed hot page on that
- * very landing and this is the scrape's first landing; the landing is recorded either way, for the next page.
- */
-export function skipsLanding(page: Page, url: string): boolean {
-  recordLanding(page, url);
-  const hot = taken.get(page);
-  if (hot === undefined || hot.state !== "claimed") return false;
-  if (hot.mark.landing !== url) {
-    hot.state = "spoiled";
-    return false;
-  }
-  hot.state = "used";
-  return true;
-}
-
 /**
  * Opens the next scrape's hot page in `browser`: a new context, localised for `country`, the capture hook (buffered)
  * before any page script, the landing loaded (DOM content loaded), then marked ready. Resolves (never rejects) once
  * it is there or could not be made; a page that could not be made is closed, or left unmarked for the next scrape to
  * close.
  */
-export async function prepareHotPage(
-  browser: Browser,
-  country: string,
-  recipe: { rules: readonly SerializedRule[]; landing: string },
-  signal: AbortSignal,
-): Promise<void> {
+export async function prepareHotPage(browser: Browser, country: string, recipe: HotPageRecipe, signal: AbortSignal): Promise<void> {
   const opened = await openLocalisedPage(browser, country).catch(() => null);
   if (opened === null) return;
   const { page, close } = opened;

@@ -1,14 +1,13 @@
 /**
  * Where a scrape's milliseconds go, step by step (lease, connect, page, navigation, typing, answer…), so the benchmark
- * can print a breakdown (docs/performance.md). The browser layer opens one log per scrape page; the navigation engine
- * and the capture layer add their steps to the log of the page they drive, found by the page object, so providers pass
- * nothing extra. Steps with the same name add up; the order is the order of first occurrence.
+ * can print a breakdown (docs/performance.md). The browser layer opens one log per scrape and hands it over in the
+ * scrape's page session (src/browser/page/page-session.ts); the navigation engine and the capture layer add their
+ * steps to the log of the session they drive, so a provider times only steps of its own (Gemini's `snapshot`).
+ * Steps with the same name add up; the order is the order of first occurrence.
  *
  * The log is written as one structured line (`{"event":"scrape_steps",…}`) only when the Worker variable
  * `SCRAPE_STEP_TIMINGS` is "1" (the benchmark's stack sets it): in production it would be one more line per scrape.
  */
-import type { Page } from "@cloudflare/puppeteer";
-
 export class StepLog {
   private readonly steps = new Map<string, number>();
   private readonly startedAt = performance.now();
@@ -32,42 +31,28 @@ export class StepLog {
     }
   }
 
+  /** Notes that the scrape acts on the page now (navigation loaded, click or key being sent). */
+  markPageAction(): void {
+    this.lastPageActionAt = Date.now();
+  }
+
+  /**
+   * Step `page_before_request`: from the scrape's last action on the page to the page starting the answer request
+   * (`requestStartedAt`, the page's clock). That is the provider page's own work in between (its script, a session it
+   * opens, a token it fetches first), which the replica's exact answer time T does not include. Both clocks are this
+   * machine's in the benchmark, the only place the log is written.
+   */
+  recordPageLead(requestStartedAt: number): void {
+    if (this.lastPageActionAt === null) return;
+    this.record("page_before_request", Math.max(0, requestStartedAt - this.lastPageActionAt));
+  }
+
   /** Whole milliseconds per step, plus the total since the log was opened. */
   summary(): { total_ms: number; steps: Record<string, number> } {
     const steps: Record<string, number> = {};
     for (const [step, milliseconds] of this.steps) steps[step] = Math.round(milliseconds);
     return { total_ms: Math.round(performance.now() - this.startedAt), steps };
   }
-}
-
-const logsByPage = new WeakMap<Page, StepLog>();
-
-export function attachStepLog(page: Page, log: StepLog): void {
-  logsByPage.set(page, log);
-}
-
-/** Times `work` into the log of `page`, when it has one (a page outside a scrape, e.g. in a unit test, has none). */
-export function timeStep<T>(page: Page, step: string, work: () => Promise<T>): Promise<T> {
-  const log = logsByPage.get(page);
-  return log === undefined ? work() : log.time(step, work);
-}
-
-/** Notes that the scrape acts on `page` now (navigation loaded, click or key being sent). */
-export function markPageAction(page: Page): void {
-  const log = logsByPage.get(page);
-  if (log !== undefined) log.lastPageActionAt = Date.now();
-}
-
-/**
- * Step `page_before_request`: from the scrape's last action on the page to the page starting the answer request
- * (`requestStartedAt`, the page's clock). That is the provider page's own work in between (its script, a session it
- * opens, a token it fetches first), which the replica's exact answer time T does not include. Both clocks are this
- * machine's in the benchmark, the only place the log is written.
- */
-export function recordPageLead(page: Page, requestStartedAt: number): void {
-  const log = logsByPage.get(page);
-  if (log === undefined || log.lastPageActionAt === null) return;
-  log.record("page_before_request", Math.max(0, requestStartedAt - log.lastPageActionAt));
 }
 
 /**

@@ -17,8 +17,9 @@
  * working (a session it opens, a socket, a token), and a page being prepared beside it on 2 cores slowed that down
  * (Copilot's socket took ~40 ms to open instead of ~12; docs/performance.md, round 5).
  */
-import type { Browser, Page } from "@cloudflare/puppeteer";
-import { adoptHotPage, hotPageRecipe, inspectHotPage, prepareHotPage } from "./hot-page";
+import type { Browser } from "@cloudflare/puppeteer";
+import { type HotMark, inspectHotPage, prepareHotPage } from "./hot-page";
+import type { PageSession } from "./page/page-session";
 import { type ContextPage, openBlankPage } from "./session";
 
 export interface WarmPageOptions {
@@ -28,46 +29,36 @@ export interface WarmPageOptions {
   preparedSince: number;
 }
 
+/** A warm page, with the mark its hook left when it is a hot page (the scrape's page session starts hot then). */
+export interface WarmPage extends ContextPage {
+  hotMark: HotMark | null;
+}
+
 /**
  * The warm page left in this session by the previous scrape: a context of its own with exactly one page, either never
  * navigated (blank) or a usable hot page. Every other non-default context is closed.
  */
-export async function takeWarmPage(browser: Browser, options: WarmPageOptions): Promise<ContextPage | null> {
+export async function takeWarmPage(browser: Browser, options: WarmPageOptions): Promise<WarmPage | null> {
   const now = Date.now();
-  let warm: ContextPage | null = null;
+  let warm: WarmPage | null = null;
   for (const context of browser.browserContexts()) {
     if (context === browser.defaultBrowserContext()) continue;
     const pages = await context.pages().catch(() => []);
     const [page] = pages;
     if (warm === null && pages.length === 1 && page !== undefined) {
       if (page.url() === "about:blank") {
-        warm = { context, page };
+        warm = { context, page, hotMark: null };
         continue;
       }
       const mark = options.hot ? await inspectHotPage(page, now) : null;
       if (mark !== null && mark.preparedAt >= options.preparedSince) {
-        adoptHotPage(page, mark);
-        warm = { context, page };
+        warm = { context, page, hotMark: mark };
         continue;
       }
     }
     await context.close().catch(() => undefined);
   }
   return warm;
-}
-
-const answerStartListeners = new WeakMap<Page, () => void>();
-
-/** Runs `listener` (once) when the page on `page` has started the request for its answer. */
-export function whenAnswerRequestStarts(page: Page, listener: () => void): void {
-  answerStartListeners.set(page, listener);
-}
-
-/** Called by the capture layer when the page started the answer request: from here on the scrape only waits. */
-export function answerRequestStarted(page: Page): void {
-  const listener = answerStartListeners.get(page);
-  answerStartListeners.delete(page);
-  listener?.();
 }
 
 /** The next scrape's page, being prepared; `abandon` stops waiting for it (what was not finished is not used). */
@@ -77,12 +68,12 @@ export interface NextPage {
 }
 
 /**
- * Opens the next scrape's page in the background: hot when the scrape on `current` recorded a landing and capture
+ * Opens the next scrape's page in the background: hot when the scrape of `current` recorded a landing and capture
  * rules and `hot` allows it, else blank. `ready` never rejects.
  */
-export function prepareNextPage(browser: Browser, country: string, current: Page, options: { hot: boolean }): NextPage {
+export function prepareNextPage(browser: Browser, country: string, current: PageSession, options: { hot: boolean }): NextPage {
   const controller = new AbortController();
-  const recipe = options.hot ? hotPageRecipe(current) : null;
+  const recipe = options.hot ? current.hotPage.recipe() : null;
   const ready =
     recipe === null
       ? openBlankPage(browser).then(

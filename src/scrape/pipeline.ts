@@ -115,9 +115,9 @@ async function scrapeFresh(
           deadline,
           signedIn: session !== null,
         },
-        async (page) => {
-          if (session !== null) await applySessionToPage(page, session, origin);
-          return provider.scrape({ page, origin, params: request.params, signal, deadline, recorder: request.recorder });
+        async (pageSession) => {
+          if (session !== null) await applySessionToPage(pageSession.page, session, origin);
+          return provider.scrape({ pageSession, origin, params: request.params, signal, deadline, recorder: request.recorder });
         },
       ),
     );

@@ -4,8 +4,8 @@
  * which domains its browser may reach, and how to drive its page. Validation, the OpenAPI document, the registry and the
  * routes are all derived from these declarations (see src/scrapers/providers.ts for the list).
  */
-import type { Page } from "@cloudflare/puppeteer";
 import type { z } from "@hono/zod-openapi";
+import type { PageSession } from "../browser/page/page-session";
 import type { RecordedInputs, ScrapeRecorder } from "../capture-files/recording";
 import type { CommonParamShape, ProviderParamShape } from "../params/common-params";
 import type { ProviderCountries } from "../params/countries";
@@ -15,8 +15,12 @@ export type ProviderParams<Shape extends ProviderParamShape> = z.output<z.ZodObj
 
 /** What a provider module receives for one scrape. */
 export interface ScrapeContext<Params> {
-  /** A fresh page in its own browser context, already localised for `params.country`; the pipeline closes it. */
-  page: Page;
+  /**
+   * The scrape's page session: a fresh page (`pageSession.page`) in its own browser context, already localised for
+   * `params.country`, with the scrape's step log, hot-page state and answer-started signal. The provider hands it to
+   * `startCapture` and `createNavigator`; the browser layer closes the page.
+   */
+  pageSession: PageSession;
   /** Origin of the provider's site for this request, without a trailing slash: the real site or a replica. */
   origin: string;
   params: Params;

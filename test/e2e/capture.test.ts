@@ -30,8 +30,9 @@ async function inLab<T>(work: (capture: CaptureSession, run: (expression: string
   return withScrapePage(
     env,
     { country: "US", provider: "capture-lab", allowedDomains: ["127.0.0.1"], signal: controller.signal, deadline: Date.now() + 60_000 },
-    async (page) => {
-      const capture = await startCapture(page, RULES, "capture-lab");
+    async (pageSession) => {
+      const { page } = pageSession;
+      const capture = await startCapture(pageSession, RULES, "capture-lab");
       await page.goto(LAB, { waitUntil: "domcontentloaded" });
       return work(capture, (expression) => page.evaluate(expression));
     },

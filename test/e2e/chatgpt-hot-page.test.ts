@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { expectedChatgptFields } from "../../replicas/chatgpt/expected";
 import { pickChatgptScenario } from "../../replicas/chatgpt/scenarios";
 import { withScrapePage } from "../../src/browser/browser-provider";
-import { isHotPage, prepareHotPage } from "../../src/browser/hot-page";
+import { prepareHotPage } from "../../src/browser/hot-page";
 import { CHATGPT_CAPTURE_RULES, captureChatgptExchange } from "../../src/scrapers/chatgpt/navigate";
 import { chatgptProvider } from "../../src/scrapers/chatgpt";
 import { parseChatgptCapture } from "../../src/scrapers/chatgpt/parse";
@@ -52,12 +52,19 @@ function lease() {
  * disconnects; the next lease of the same session is given that page.
  */
 async function scrapeOnHotPage(prompt: string, spoil?: (page: Page) => Promise<void>) {
-  await withScrapePage(env, lease(), (page) => prepareHotPage(page.browser(), "US", RECIPE, AbortSignal.timeout(30_000)));
+  await withScrapePage(env, lease(), ({ page }) => prepareHotPage(page.browser(), "US", RECIPE, AbortSignal.timeout(30_000)));
   const request = lease();
-  return withScrapePage(env, request, async (page) => {
-    expect(isHotPage(page)).toBe(true);
+  return withScrapePage(env, request, async (pageSession) => {
+    const { page } = pageSession;
+    expect(pageSession.hotPage.startedHot).toBe(true);
     if (spoil !== undefined) await spoil(page);
-    const { exchange } = await captureChatgptExchange({ page, origin: ORIGIN, prompt, signal: request.signal, deadline: request.deadline });
+    const { exchange } = await captureChatgptExchange({
+      pageSession,
+      origin: ORIGIN,
+      prompt,
+      signal: request.signal,
+      deadline: request.deadline,
+    });
     return {
       exchange,
       loadedFrom: await documentUrl(page),

@@ -7,7 +7,8 @@ import type { Browser, Page } from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { withScrapePage } from "../../src/browser/browser-provider";
-import { adoptHotPage, HOT_PAGE_MAX_AGE_MS, inspectHotPage, prepareHotPage, skipsLanding } from "../../src/browser/hot-page";
+import { HOT_PAGE_MAX_AGE_MS, inspectHotPage, prepareHotPage } from "../../src/browser/hot-page";
+import { PageSession } from "../../src/browser/page/page-session";
 import { serializeCaptureRules, startCapture } from "../../src/browser/page/capture/capture";
 import type { CaptureRule } from "../../src/browser/page/capture/types";
 import { decodeUtf8Chunks } from "../../src/scrapers/shared/decode/lines";
@@ -33,7 +34,7 @@ async function inSession(work: (browser: Browser) => Promise<void>): Promise<voi
   await withScrapePage(
     env,
     { country: "US", provider: "hot-page-lab", allowedDomains: ["127.0.0.1"], signal: controller.signal, deadline: Date.now() + 60_000 },
-    (page) => work(page.browser()),
+    ({ page }) => work(page.browser()),
   );
 }
 
@@ -47,8 +48,9 @@ describe("a hot page's capture hook", () => {
         const mark = await inspectHotPage(hot, Date.now());
         expect(mark).toMatchObject({ landing: LAB, ready: true });
         if (mark === null) return;
-        adoptHotPage(hot, mark);
-        const capture = await startCapture(hot, RULES, "hot-page-lab");
+        // the page as the browser layer hands it over: a session that starts hot with the mark read
+        const session = new PageSession(hot, { hotMark: mark });
+        const capture = await startCapture(session, RULES, "hot-page-lab");
         const kept = await capture.waitForExchange("stream", { signal: AbortSignal.timeout(5_000), startTimeoutMs: 1_000 });
         expect(JSON.parse(kept.requestBody ?? "null")).toEqual({ kind: "chat", text: "before the claim" });
         expect(kept.complete).toBe(true);
@@ -58,8 +60,8 @@ describe("a hot page's capture hook", () => {
         const later = await capture.waitForExchange("stream", { signal: AbortSignal.timeout(5_000), startTimeoutMs: 5_000, index: 1 });
         expect(JSON.parse(later.requestBody ?? "null")).toEqual({ kind: "chat", text: "after the claim" });
         // the landing is skipped once, for exactly that URL
-        expect(skipsLanding(hot, LAB)).toBe(true);
-        expect(skipsLanding(hot, LAB)).toBe(false);
+        expect(session.hotPage.skipsLanding(LAB)).toBe(true);
+        expect(session.hotPage.skipsLanding(LAB)).toBe(false);
       } finally {
         await hot.browserContext().close();
       }
@@ -83,9 +85,9 @@ describe("a hot page's capture hook", () => {
         if (mark === null) return;
         expect(await inspectHotPage(other, mark.preparedAt + HOT_PAGE_MAX_AGE_MS + 1)).toBeNull();
         // other rules: the hook is not claimed, so the scrape's landing is navigated as usual
-        adoptHotPage(other, mark);
-        await startCapture(other, RULES.slice(1), "hot-page-lab");
-        expect(skipsLanding(other, LAB)).toBe(false);
+        const session = new PageSession(other, { hotMark: mark });
+        await startCapture(session, RULES.slice(1), "hot-page-lab");
+        expect(session.hotPage.skipsLanding(LAB)).toBe(false);
       } finally {
         await overflowed.browserContext().close();
         await other.browserContext().close();

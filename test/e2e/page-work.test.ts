@@ -23,9 +23,10 @@ function onPage<T>(country: string, html: string, use: (nav: Navigator, page: Pa
     signal: AbortSignal.timeout(60_000),
     deadline: Date.now() + 60_000,
   };
-  return withScrapePage(env, request, async (page) => {
+  return withScrapePage(env, request, async (session) => {
+    const { page } = session;
     await page.setContent(html);
-    return use(createNavigator({ page, signal: AbortSignal.timeout(60_000), deadline: Date.now() + 60_000, provider: "test" }), page);
+    return use(createNavigator({ session, signal: AbortSignal.timeout(60_000), deadline: Date.now() + 60_000, provider: "test" }), page);
   });
 }
 
@@ -117,7 +118,7 @@ describe("browser layer: a scrape's page after its answer", () => {
         signal: AbortSignal.timeout(60_000),
         deadline: Date.now() + 60_000,
       },
-      async (page) => ({ sessionId: page.browser().sessionId(), contextId: page.browserContext().id }),
+      async ({ page }) => ({ sessionId: page.browser().sessionId(), contextId: page.browserContext().id }),
     );
     expect(used.contextId).toEqual(expect.any(String));
     // Chromium disposes the context on its own time after the disconnect: looked at until it is gone (or 5 s passed)

@@ -179,7 +179,7 @@ describe("browser pool with several providers", () => {
         signal: AbortSignal.timeout(60_000),
         deadline: Date.now() + 60_000,
       },
-      async (page) => {
+      async ({ page }) => {
         await page.goto(`${env.REPLICA_URL}/__capture-lab/`, { waitUntil: "domcontentloaded" });
       },
     );

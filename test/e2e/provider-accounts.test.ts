@@ -125,7 +125,7 @@ describe("a stored session in the page", () => {
         signal: AbortSignal.timeout(60_000),
         deadline: Date.now() + 60_000,
       },
-      async (page) => {
+      async ({ page }) => {
         await applySessionToPage(page, session, lab);
         await page.goto(`${lab}/`, { waitUntil: "domcontentloaded" });
         return {

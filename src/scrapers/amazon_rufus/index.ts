@@ -23,8 +23,8 @@ export const amazonRufusProvider = defineProvider({
     templateValues: (params) => ({ domain: marketplaceDomainOf(params.country) }),
   },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...RUFUS_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
-    const exchange = await captureRufusExchange({ page, origin, prompt: params.prompt, signal, deadline });
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
+    const exchange = await captureRufusExchange({ pageSession, origin, prompt: params.prompt, signal, deadline });
     recorder?.exchange(STREAMING, exchange);
     // product URLs always use the real marketplace, whatever the origin (a replica run equals a real one)
     return parseRufusCapture(exchange, marketplaceDomainOf(params.country));

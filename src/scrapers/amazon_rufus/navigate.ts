@@ -9,6 +9,7 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../../browser/page/navigation/engine";
 import type { BlockKind, BlockSignatures } from "../../browser/page/navigation/walls";
@@ -52,7 +53,8 @@ const DETAIL = {
 const PANEL_SHOWN = `[...document.querySelectorAll(${JSON.stringify(RUFUS_ANCHORS.panel.join(", "))})].some((panel) => panel.getClientRects().length > 0 && getComputedStyle(panel).visibility !== "hidden")`;
 
 export interface RufusNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   signal: AbortSignal;
@@ -60,9 +62,14 @@ export interface RufusNavigation {
 }
 
 /** Runs the page to the end of Rufus's answer stream and returns that exchange (status, chunks, request body). */
-export async function captureRufusExchange({ page, origin, prompt, signal, deadline }: RufusNavigation): Promise<CapturedExchange> {
-  const capture = await startCapture(page, [{ name: STREAMING_RULE, url: RUFUS_STREAMING_URL, transports: ["fetch", "xhr"] }], PROVIDER);
-  const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
+export async function captureRufusExchange({ pageSession, origin, prompt, signal, deadline }: RufusNavigation): Promise<CapturedExchange> {
+  const { page } = pageSession;
+  const capture = await startCapture(
+    pageSession,
+    [{ name: STREAMING_RULE, url: RUFUS_STREAMING_URL, transports: ["fetch", "xhr"] }],
+    PROVIDER,
+  );
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: PROVIDER });
 
   await nav.goto(`${origin}/`, { landing: true });
   await throwIfRateLimited(nav, page);

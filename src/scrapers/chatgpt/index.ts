@@ -36,8 +36,14 @@ export const chatgptProvider = defineProvider({
   },
   origin: { real: () => "https://chatgpt.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...CHATGPT_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
-    const { exchange, readModelSlugFromPage } = await captureChatgptExchange({ page, origin, prompt: params.prompt, signal, deadline });
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
+    const { exchange, readModelSlugFromPage } = await captureChatgptExchange({
+      pageSession,
+      origin,
+      prompt: params.prompt,
+      signal,
+      deadline,
+    });
     recorder?.exchange(CONVERSATION, exchange);
     const parsed = parseChatgptCapture(exchange);
     let answer = parsed;

@@ -10,6 +10,7 @@
 import type { HTTPRequest, Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { startCapture, type CaptureSession } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "../../browser/page/capture/types";
 import { attributeOf, parseHtml, queryOne } from "../shared/decode/html";
 import { decodeUtf8Chunks } from "../shared/decode/lines";
@@ -68,7 +69,8 @@ export const CHATGPT_CAPTURE_RULES: readonly CaptureRule[] = [
 ];
 
 export interface ChatgptNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   signal: AbortSignal;
@@ -81,9 +83,16 @@ export interface ChatgptCapture {
   readModelSlugFromPage: () => Promise<string | null>;
 }
 
-export async function captureChatgptExchange({ page, origin, prompt, signal, deadline }: ChatgptNavigation): Promise<ChatgptCapture> {
-  const capture = await startCapture(page, CHATGPT_CAPTURE_RULES, PROVIDER);
-  const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
+export async function captureChatgptExchange({
+  pageSession,
+  origin,
+  prompt,
+  signal,
+  deadline,
+}: ChatgptNavigation): Promise<ChatgptCapture> {
+  const { page } = pageSession;
+  const capture = await startCapture(pageSession, CHATGPT_CAPTURE_RULES, PROVIDER);
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: PROVIDER });
   const hot = nav.onHotLanding(chatgptHome(origin));
   let outcome = hot ? await sendOnHotPage(nav, capture, page, prompt, signal) : "idle";
   // web search: the deep link asks for it on the page (`hints=search`, the page then sends it); a prompt typed on the

@@ -35,8 +35,8 @@ export const copilotProvider = defineProvider({
   },
   origin: { real: () => "https://copilot.microsoft.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...COPILOT_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
-    const chat = await captureCopilotExchange({ page, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
+    const chat = await captureCopilotExchange({ pageSession, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
     recorder?.exchange(CHAT, chat);
     return { mode: params.mode, ...parseCopilotChat(chat, { origin }) };
   },

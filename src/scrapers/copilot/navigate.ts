@@ -9,9 +9,10 @@
  * wall, a handshake that failed, or an anti-bot challenge nobody answered within its grace period.
  */
 import type { Page } from "@cloudflare/puppeteer";
-import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
+import type { StepLog } from "../../browser/step-timings";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { createNavigator, matchNames, type Navigator, type PageElement } from "../../browser/page/navigation/engine";
 import type { BlockKind } from "../../browser/page/navigation/walls";
@@ -57,7 +58,8 @@ const MODE_MENU_TIMEOUT_MS = 1_500;
 const SEND_CLICK_GRACE_MS = 2_000;
 
 export interface CopilotNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   mode: CopilotMode;
@@ -66,7 +68,7 @@ export interface CopilotNavigation {
 }
 
 export async function captureCopilotExchange({
-  page,
+  pageSession,
   origin,
   prompt,
   mode,
@@ -74,20 +76,20 @@ export async function captureCopilotExchange({
   deadline,
 }: CopilotNavigation): Promise<CapturedExchange> {
   const capture = await startCapture(
-    page,
+    pageSession,
     [
       { name: CHAT_RULE, url: COPILOT_CHAT_URL, transports: ["websocket"] },
       { name: START_RULE, url: COPILOT_START_URL, transports: ["fetch", "xhr"] },
     ],
     PROVIDER,
   );
-  const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: PROVIDER });
   await nav.goto(`${origin}/`, { landing: true });
 
   const composer = await openComposer(nav, capture);
-  await chooseMode(page, nav, capture, mode);
+  await chooseMode(pageSession, nav, capture, mode);
   await nav.typeInto(composer, prompt);
-  await submit(page, nav, capture, signal);
+  await submit(pageSession.steps, nav, capture, signal);
   return capture.answerWait(() => awaitAnswer(nav, capture, { prompt, mode, composer, signal }));
 }
 
@@ -120,12 +122,12 @@ async function dismissBanner(nav: Navigator): Promise<void> {
  * Selects `mode` in the composer's mode menu, unless the menu already shows it (the site's default needs no clicks).
  * When the menu or the option cannot be found (labels are localised), the mode is patched into the `send` frame.
  */
-async function chooseMode(page: Page, nav: Navigator, capture: CaptureSession, mode: CopilotMode): Promise<void> {
+async function chooseMode(pageSession: PageSession, nav: Navigator, capture: CaptureSession, mode: CopilotMode): Promise<void> {
   const labels = COPILOT_MODE_LABELS[mode];
   const until = Date.now() + MODE_PICK_WINDOW_MS;
   for (;;) {
     const trigger = await nav.waitForAnchor(COPILOT_MODE_TRIGGER, { what: "mode_menu", timeoutMs: 3_000, optional: true });
-    if (trigger !== null && (await timeStep(page, "mode_shown", () => menuShows(page, labels)))) return;
+    if (trigger !== null && (await pageSession.steps.time("mode_shown", () => menuShows(pageSession.page, labels)))) return;
     if (trigger !== null && (await pickMode(nav, trigger, labels))) {
       logChoice("page");
       return;
@@ -184,7 +186,7 @@ async function pickMode(nav: Navigator, trigger: PageElement, labels: readonly s
 }
 
 /** Clicks send (or presses Enter when there is no send button, or when the click started nothing). */
-async function submit(page: Page, nav: Navigator, capture: CaptureSession, signal: AbortSignal): Promise<void> {
+async function submit(steps: StepLog, nav: Navigator, capture: CaptureSession, signal: AbortSignal): Promise<void> {
   await dismissBanner(nav);
   const send =
     (await nav.waitForAnchor(COPILOT_SEND, { what: "send_button", timeoutMs: 2_000, optional: true })) ??
@@ -197,7 +199,7 @@ async function submit(page: Page, nav: Navigator, capture: CaptureSession, signa
   await nav.click(send);
   // A click that started no request at all (a disabled or covered button): Enter sends from the composer. Never after
   // the page started something, so that the prompt cannot be sent twice.
-  const started = await timeStep(page, "send_started", () =>
+  const started = await steps.time("send_started", () =>
     waitUntil(nav, capture, signal, SEND_CLICK_GRACE_MS, () => capture.exchanges().length > before || sentFrameSeen(capture)),
   );
   if (!started) await nav.pressKey("Enter");

@@ -27,9 +27,9 @@ export const geminiProvider = defineProvider({
   example: GEMINI_EXAMPLE,
   origin: { real: () => "https://gemini.google.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GEMINI_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
     const language = geminiLanguage(params.country);
-    const { exchange, snapshot } = await captureGeminiAnswer({ page, origin, prompt: params.prompt, language, signal, deadline });
+    const { exchange, snapshot } = await captureGeminiAnswer({ pageSession, origin, prompt: params.prompt, language, signal, deadline });
     recorder?.exchange(STREAM_GENERATE, exchange);
     recorder?.snapshot(PAGE, snapshot);
     return parseGeminiAnswer(exchange, snapshot);

@@ -12,9 +12,9 @@
  * Gemini has no request choice to make (no mode parameter), so nothing is patched into the request.
  */
 import type { Page } from "@cloudflare/puppeteer";
-import { timeStep } from "../../browser/step-timings";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { createNavigator, type Navigator, type PageElement } from "../../browser/page/navigation/engine";
 import type { GeminiPageSnapshot } from "./citations";
@@ -43,7 +43,8 @@ const MAX_CHIPS_TO_OPEN = 60;
 const CHIPS_BUDGET_MS = 20_000;
 
 export interface GeminiNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   /** `hl` code (see language.ts). */
@@ -57,9 +58,21 @@ export interface GeminiCapture {
   snapshot: GeminiPageSnapshot;
 }
 
-export async function captureGeminiAnswer({ page, origin, prompt, language, signal, deadline }: GeminiNavigation): Promise<GeminiCapture> {
-  const capture = await startCapture(page, [{ name: STREAM_RULE, url: STREAM_GENERATE_URL, transports: ["xhr", "fetch"] }], "gemini");
-  const nav = createNavigator({ page, signal, deadline, provider: "gemini" });
+export async function captureGeminiAnswer({
+  pageSession,
+  origin,
+  prompt,
+  language,
+  signal,
+  deadline,
+}: GeminiNavigation): Promise<GeminiCapture> {
+  const { page } = pageSession;
+  const capture = await startCapture(
+    pageSession,
+    [{ name: STREAM_RULE, url: STREAM_GENERATE_URL, transports: ["xhr", "fetch"] }],
+    "gemini",
+  );
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: "gemini" });
   await openApp(nav, page, `${origin}/app?hl=${encodeURIComponent(language)}`, signal);
   const composer = await openComposer(nav);
   await nav.typeInto(composer, prompt);
@@ -74,7 +87,7 @@ export async function captureGeminiAnswer({ page, origin, prompt, language, sign
   verifyStreamRequest(exchange, prompt, language);
   // Only a complete answer needs its citations; failures are decided from the exchange alone.
   const dialogCards = exchange.status === 200 && readGeminiWire(exchange.chunks).completed ? await waitForCitations(nav, page) : [];
-  const snapshot = await timeStep(page, "snapshot", () => snapshotPage(page));
+  const snapshot = await pageSession.steps.time("snapshot", () => snapshotPage(page));
   return { exchange, snapshot: { ...snapshot, sourceCardsHtml: [...snapshot.sourceCardsHtml, ...dialogCards] } };
 }
 

@@ -22,9 +22,9 @@ export const googleAiModeProvider = defineProvider({
   example: GOOGLE_AI_MODE_EXAMPLE,
   origin: { real: () => "https://www.google.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GOOGLE_AI_MODE_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
     const { hl, gl } = searchLocaleOf(params.country);
-    const capture = await captureAiModeAnswer({ page, origin, prompt: params.prompt, hl, gl, signal, deadline });
+    const capture = await captureAiModeAnswer({ pageSession, origin, prompt: params.prompt, hl, gl, signal, deadline });
     recorder?.exchange(FOLWR, capture.exchange);
     recorder?.snapshot(PAGE_COMPLETED, capture.pageCompleted);
     recorder?.snapshot(PANEL, capture.panel ?? null);

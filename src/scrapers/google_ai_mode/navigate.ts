@@ -9,6 +9,7 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, ServiceError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { createNavigator, type Navigator } from "../../browser/page/navigation/engine";
 import { BLOCK_CONFIRM_MS, type BlockKind, blockFromUrl } from "../../browser/page/navigation/walls";
@@ -46,7 +47,8 @@ const DETAIL = {
 } as const;
 
 export interface AiModeNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   hl: string;
@@ -62,10 +64,11 @@ export function searchUrl(origin: string, prompt: string, hl: string, gl: string
 }
 
 export async function captureAiModeAnswer(navigation: AiModeNavigation): Promise<AiModeCapture> {
-  const { page, signal, deadline } = navigation;
+  const { pageSession, signal, deadline } = navigation;
+  const { page } = pageSession;
   // before the first navigation: the folwr URL is single-use and bound to the page load, so it is never re-requested
-  const capture = await startCapture(page, [{ name: FOLWR_RULE, url: FOLWR_URL, transports: ["fetch", "xhr"] }], GOOGLE_AI_MODE_ID);
-  const nav = createNavigator({ page, signal, deadline, provider: GOOGLE_AI_MODE_ID });
+  const capture = await startCapture(pageSession, [{ name: FOLWR_RULE, url: FOLWR_URL, transports: ["fetch", "xhr"] }], GOOGLE_AI_MODE_ID);
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: GOOGLE_AI_MODE_ID });
 
   await open(nav, signal, searchUrl(navigation.origin, navigation.prompt, navigation.hl, navigation.gl));
   await acceptConsent(nav, page);

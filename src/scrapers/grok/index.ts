@@ -18,8 +18,8 @@ export const grokProvider = defineProvider({
   example: GROK_EXAMPLE,
   origin: { real: () => "https://grok.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...GROK_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
-    const capture = await captureGrokExchange({ page, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
+    const capture = await captureGrokExchange({ pageSession, origin, prompt: params.prompt, mode: params.mode, signal, deadline });
     recorder?.exchange(CONVERSATION, capture);
     const answer = parseGrokCapture(capture);
     return { mode: params.mode, ...answer };

@@ -3,9 +3,9 @@
  * the composer, send, and capture the NDJSON stream the page receives. The mode and the prompt are then verified in the
  * request the page actually sent. Everything after the capture is the pure parser's job.
  */
-import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { startCapture } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { createNavigator, requireJsonRequestBody, type Navigator } from "../../browser/page/navigation/engine";
 import type { GrokMode } from "./declaration";
@@ -33,7 +33,8 @@ const MODE_PICK_WINDOW_MS = 8_000;
 const MODE_MENU_TIMEOUT_MS = 1_500;
 
 export interface GrokNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   mode: GrokMode;
@@ -41,9 +42,16 @@ export interface GrokNavigation {
   deadline: number;
 }
 
-export async function captureGrokExchange({ page, origin, prompt, mode, signal, deadline }: GrokNavigation): Promise<CapturedExchange> {
-  const capture = await startCapture(page, [{ name: "conversation", url: GROK_STREAM_URL, transports: ["fetch", "xhr"] }], PROVIDER);
-  const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
+export async function captureGrokExchange({
+  pageSession,
+  origin,
+  prompt,
+  mode,
+  signal,
+  deadline,
+}: GrokNavigation): Promise<CapturedExchange> {
+  const capture = await startCapture(pageSession, [{ name: "conversation", url: GROK_STREAM_URL, transports: ["fetch", "xhr"] }], PROVIDER);
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: PROVIDER });
   await nav.goto(`${origin}/`, { landing: true });
 
   // The composer may mount seconds after DOMContentLoaded (hydration): the engine waits for it and concludes a wall

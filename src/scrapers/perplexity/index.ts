@@ -45,8 +45,15 @@ export const perplexityProvider = defineProvider({
   },
   origin: { real: () => "https://www.perplexity.ai" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...PERPLEXITY_DOMAINS])],
-  async scrape({ page, origin, params, signal, deadline, recorder }) {
-    const captured = await capturePerplexityAnswer({ page, origin, prompt: params.prompt, webSearch: params.web_search, signal, deadline });
+  async scrape({ pageSession, origin, params, signal, deadline, recorder }) {
+    const captured = await capturePerplexityAnswer({
+      pageSession,
+      origin,
+      prompt: params.prompt,
+      webSearch: params.web_search,
+      signal,
+      deadline,
+    });
     recorder?.exchange(ANSWER_STREAM, captured.exchange);
     const answer = parsePerplexityCapture(captured.exchange);
     // the stream carries the sources; the rendered citation pills are only read when it has none for cited markers

@@ -7,6 +7,7 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { startCapture, type CaptureSession } from "../../browser/page/capture/capture";
+import type { PageSession } from "../../browser/page/page-session";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { SseDecoder } from "../shared/decode/sse";
 import { createNavigator, type Navigator, type PageElement, requireJsonRequestBody } from "../../browser/page/navigation/engine";
@@ -43,7 +44,8 @@ const DETAIL = {
 } as const;
 
 export interface PerplexityNavigation {
-  page: Page;
+  /** The scrape's page session (src/browser/page/page-session.ts): its page, step log and hot-page state. */
+  pageSession: PageSession;
   origin: string;
   prompt: string;
   webSearch: boolean;
@@ -59,9 +61,10 @@ export interface PerplexityCapture {
 }
 
 export async function capturePerplexityAnswer(options: PerplexityNavigation): Promise<PerplexityCapture> {
-  const { page, origin, prompt, webSearch, signal, deadline } = options;
-  const nav = createNavigator({ page, signal, deadline, provider: PROVIDER });
-  const capture = await startCapture(page, PERPLEXITY_CAPTURE_RULES, PROVIDER);
+  const { pageSession, origin, prompt, webSearch, signal, deadline } = options;
+  const { page } = pageSession;
+  const nav = createNavigator({ session: pageSession, signal, deadline, provider: PROVIDER });
+  const capture = await startCapture(pageSession, PERPLEXITY_CAPTURE_RULES, PROVIDER);
 
   await nav.goto(`${origin}/`, { landing: true });
   const composer = await openComposer(nav);

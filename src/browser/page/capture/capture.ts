@@ -6,13 +6,10 @@
  * DevTools often reports a streamed fetch as ERR_ABORTED and keeps no body (DESIGN.md §3), so capture happens in the
  * page, where the page's own reader sees the bytes.
  */
-import type { Page } from "@cloudflare/puppeteer";
-import { claimHotCapture, recordCaptureRules } from "../../hot-page";
-import { recordPageLead, timeStep } from "../../step-timings";
-import { answerRequestStarted as startNextPageBeside } from "../../warm-page";
 import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
 import { base64ToBytes } from "../../../util/base64";
 import { CAPTURE_BINDING, CAPTURE_PATCHES, captureHookSource, HookMessageSchema, type HookMessage, type SerializedRule } from "./page-hook";
+import type { PageSession } from "../page-session";
 import type { CapturedExchange, CaptureRule, OutgoingPatch } from "./types";
 
 export interface WaitForExchangeOptions {
@@ -55,16 +52,17 @@ export interface CaptureSession {
 }
 
 /**
- * Installs capture on `page` for `rules`. Call before the first navigation (on a hot page, before its landing's
- * `goto`, which is then skipped: src/browser/hot-page.ts). `provider` names drift errors
+ * Installs capture on the page of `pageSession` for `rules`. Call before the first navigation (on a hot page, before
+ * its landing's `goto`, which is then skipped: src/browser/hot-page.ts). `provider` names drift errors
  * (`<provider>.request_not_sent`).
  */
-export function startCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
-  return timeStep(page, "capture_hook", () => installCapture(page, rules, provider));
+export function startCapture(pageSession: PageSession, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
+  return pageSession.steps.time("capture_hook", () => installCapture(pageSession, rules, provider));
 }
 
-async function installCapture(page: Page, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
-  const session = new PageCaptureSession(page, provider);
+async function installCapture(pageSession: PageSession, rules: readonly CaptureRule[], provider: string): Promise<CaptureSession> {
+  const { page } = pageSession;
+  const session = new PageCaptureSession(pageSession, provider);
   // A browser that crashes or a page that closes sends no more events: waits must end then, not at the deadline.
   page.once("close", () => session.pageGone("the page closed"));
   page.browser().once("disconnected", () => session.pageGone("the browser disconnected"));
@@ -82,8 +80,8 @@ async function installCapture(page: Page, rules: readonly CaptureRule[], provide
     ...rules.map((rule) => (rule.patch === undefined ? Promise.resolve() : session.setPatch(rule.name, rule.patch))),
   ]);
   // A hot page already has the hook (buffered since its landing loaded): the binding listens now, so it can stream.
-  await claimHotCapture(page, serialized);
-  recordCaptureRules(page, serialized);
+  await pageSession.hotPage.claimCapture(serialized);
+  pageSession.hotPage.recordCaptureRules(serialized);
   return session;
 }
 
@@ -110,7 +108,7 @@ class PageCaptureSession implements CaptureSession {
   private gone: Error | null = null;
 
   constructor(
-    private readonly page: Page,
+    private readonly pageSession: PageSession,
     private readonly provider: string,
   ) {}
 
@@ -120,8 +118,8 @@ class PageCaptureSession implements CaptureSession {
 
   async setPatch(rule: string, patch: OutgoingPatch | null): Promise<void> {
     const script = `(window[${JSON.stringify(CAPTURE_PATCHES)}] = window[${JSON.stringify(CAPTURE_PATCHES)}] || {})[${JSON.stringify(rule)}] = ${JSON.stringify(patch)};`;
-    await this.page.evaluateOnNewDocument(script);
-    await this.page.evaluate(script).catch(() => undefined);
+    await this.pageSession.page.evaluateOnNewDocument(script);
+    await this.pageSession.page.evaluate(script).catch(() => undefined);
   }
 
   waitForExchange(rule: string, options: WaitForExchangeOptions): Promise<CapturedExchange> {
@@ -129,14 +127,14 @@ class PageCaptureSession implements CaptureSession {
   }
 
   async answerWait(wait: () => Promise<CapturedExchange>): Promise<CapturedExchange> {
-    const exchange = await timeStep(this.page, "answer", wait);
-    recordPageLead(this.page, requestStartOf(exchange));
+    const exchange = await this.pageSession.steps.time("answer", wait);
+    this.pageSession.steps.recordPageLead(requestStartOf(exchange));
     return exchange;
   }
 
   answerRequestStarted(): void {
     // idle time for this scrape from here on: the browser layer prepares the next scrape's page meanwhile
-    startNextPageBeside(this.page);
+    this.pageSession.answerRequestStarted();
   }
 
   nextChange(timeoutMs: number, signal: AbortSignal): Promise<void> {

@@ -17,8 +17,8 @@
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
-import { skipsLanding } from "../../hot-page";
-import { markPageAction, timeStep } from "../../step-timings";
+import type { StepLog } from "../../step-timings";
+import type { PageSession } from "../page-session";
 import type { CapturedExchange } from "../capture/types";
 import { IS_VISIBLE } from "./in-page";
 import { type RoleCandidate, roleCandidates } from "./role-lookup";
@@ -85,7 +85,8 @@ export interface EntryQuery {
 }
 
 export interface NavigatorContext {
-  page: Page;
+  /** The scrape's page session: the page driven, the step log timed into, the hot-page state of its landing. */
+  session: PageSession;
   signal: AbortSignal;
   /** ms since epoch; no wait goes past it. */
   deadline: number;
@@ -246,12 +247,18 @@ class PageNavigator implements Navigator {
   /** Set when the page or its browser went away: every later step fails at once instead of waiting for the deadline. */
   private gone: Error | null = null;
 
+  private readonly page: Page;
+  /** The scrape's step log: each find, click, type and wait is a step of the scrape's timings. */
+  private readonly steps: StepLog;
+
   constructor(private readonly context: NavigatorContext) {
+    this.page = context.session.page;
+    this.steps = context.session.steps;
     // a crash for the browser layer by its reason (502, session replaced)
-    context.page.once("close", () => {
+    this.page.once("close", () => {
       this.gone ??= new BrowserCrashedError(new Error("the page closed during navigation"));
     });
-    context.page.browser().once("disconnected", () => {
+    this.page.browser().once("disconnected", () => {
       this.gone ??= new BrowserCrashedError(new Error("the browser disconnected during navigation"));
     });
   }
@@ -272,20 +279,20 @@ class PageNavigator implements Navigator {
   async goto(url: string, options: { timeoutMs?: number; landing?: boolean } = {}): Promise<void> {
     this.throwIfAborted();
     // a hot page is on this landing already, its hook claimed by the capture layer: nothing to load
-    if (options.landing === true && skipsLanding(this.context.page, url)) return;
+    if (options.landing === true && this.context.session.hotPage.skipsLanding(url)) return;
     const timeout = Math.max(1, Math.min(options.timeoutMs ?? 30_000, this.remainingMs()));
-    await timeStep(this.context.page, "goto", () => this.context.page.goto(url, { waitUntil: "domcontentloaded", timeout }));
-    markPageAction(this.context.page);
+    await this.steps.time("goto", () => this.page.goto(url, { waitUntil: "domcontentloaded", timeout }));
+    this.steps.markPageAction();
   }
 
   onHotLanding(url: string): boolean {
-    return skipsLanding(this.context.page, url);
+    return this.context.session.hotPage.skipsLanding(url);
   }
 
   waitForAnchor(anchors: readonly string[], options: FindOptions & { optional: true }): Promise<PageElement | null>;
   waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement>;
   async waitForAnchor(anchors: readonly string[], options: FindOptions): Promise<PageElement | null> {
-    const found = await timeStep(this.context.page, `find_${options.what}`, () =>
+    const found = await this.steps.time(`find_${options.what}`, () =>
       this.poll(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, () => this.firstVisible(anchors)),
     );
     if (found !== null) return this.relocatable(found, options.what, () => this.firstVisible(anchors));
@@ -297,7 +304,7 @@ class PageNavigator implements Navigator {
   findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement>;
   async findByRole(query: RoleQuery, options: FindOptions): Promise<PageElement | null> {
     const labels = typeof query.name === "string" ? [query.name] : query.name;
-    const found = await timeStep(this.context.page, `find_${options.what}`, () => this.pollForRole(query, labels, options));
+    const found = await this.steps.time(`find_${options.what}`, () => this.pollForRole(query, labels, options));
     if (found !== null)
       return this.relocatable(found, options.what, () =>
         this.roleMatch(query, labels).then((match) => (match === "ambiguous" ? null : match)),
@@ -326,7 +333,7 @@ class PageNavigator implements Navigator {
   }
 
   async awaitEntry(query: EntryQuery): Promise<PageElement | BlockKind> {
-    return timeStep(this.context.page, `find_${query.what}`, () => this.entryOrWall(query));
+    return this.steps.time(`find_${query.what}`, () => this.entryOrWall(query));
   }
 
   private async entryOrWall(query: EntryQuery): Promise<PageElement | BlockKind> {
@@ -350,7 +357,7 @@ class PageNavigator implements Navigator {
         });
       }
       ambiguous = found === "ambiguous";
-      const redirected = blockFromUrl(query.blocks, this.context.page.url());
+      const redirected = blockFromUrl(query.blocks, this.page.url());
       if (redirected !== null) return redirected;
       const now = Date.now();
       if (now - checkedAt >= BLOCK_CHECK_EVERY_MS || now >= until) {
@@ -385,12 +392,12 @@ class PageNavigator implements Navigator {
   }
 
   click(target: PageElement): Promise<void> {
-    return timeStep(this.context.page, "click", () => this.clickAt(target));
+    return this.steps.time("click", () => this.clickAt(target));
   }
 
   async clickUntil(target: PageElement, effect: () => Promise<boolean>, options: ClickUntilOptions): Promise<boolean> {
     const until = Date.now() + Math.min(options.timeoutMs ?? DEFAULT_ANCHOR_TIMEOUT_MS, this.remainingMs());
-    return timeStep(this.context.page, `click_${options.what}`, async () => {
+    return this.steps.time(`click_${options.what}`, async () => {
       for (;;) {
         await this.clickAt(target);
         const shown = await this.poll(Math.min(options.retryAfterMs ?? CLICK_EFFECT_MS, Math.max(0, until - Date.now())), async () =>
@@ -410,7 +417,7 @@ class PageNavigator implements Navigator {
       const settled = await this.poll(
         Math.min(options.timeoutMs, this.remainingMs()),
         async () => {
-          const value: unknown = await this.context.page.evaluate(`Number(${expression}) || 0`).catch(() => 0);
+          const value: unknown = await this.page.evaluate(`Number(${expression}) || 0`).catch(() => 0);
           const count = typeof value === "number" ? value : 0;
           if (count !== last) {
             last = count;
@@ -422,7 +429,7 @@ class PageNavigator implements Navigator {
       );
       return settled ?? Math.max(0, last);
     };
-    return options.what === undefined ? wait() : timeStep(this.context.page, `wait_${options.what}`, wait);
+    return options.what === undefined ? wait() : this.steps.time(`wait_${options.what}`, wait);
   }
 
   async dismissInterruptions(): Promise<number> {
@@ -493,7 +500,7 @@ class PageNavigator implements Navigator {
     await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target.backendNodeId }).catch(() => undefined);
     if (!(await this.uncover(target))) {
       // covered by something that is neither an interruption nor a loading shell: the element takes the click itself
-      markPageAction(this.context.page);
+      this.steps.markPageAction();
       await this.callOn(target, "function () { this.click(); }");
       return;
     }
@@ -512,14 +519,14 @@ class PageNavigator implements Navigator {
     ]);
     if (centre === null) {
       // not rendered as a box (e.g. display: contents): let the element handle the click itself
-      markPageAction(this.context.page);
+      this.steps.markPageAction();
       await this.callOn(target, "function () { this.click(); }");
       return;
     }
     // Move, press and release in one round trip: input events of a session reach the page in the order sent, as three
     // awaited commands (puppeteer's mouse.click) would, without waiting for each acknowledgement.
     const at = { x: centre.x, y: centre.y };
-    markPageAction(this.context.page);
+    this.steps.markPageAction();
     await Promise.all([
       cdp.send("Input.dispatchMouseEvent", { type: "mouseMoved", ...at, button: "none", buttons: 0 }),
       cdp.send("Input.dispatchMouseEvent", { type: "mousePressed", ...at, button: "left", buttons: 1, clickCount: 1 }),
@@ -579,7 +586,7 @@ class PageNavigator implements Navigator {
   }
 
   typeInto(target: PageElement, text: string): Promise<void> {
-    return timeStep(this.context.page, "type", () => this.insertText(target, text));
+    return this.steps.time("type", () => this.insertText(target, text));
   }
 
   private async insertText(given: PageElement, text: string): Promise<void> {
@@ -592,7 +599,7 @@ class PageNavigator implements Navigator {
       await this.focusComposer(target);
       if (holdsText(await this.textOf(target), "")) {
         // the fast way: one insertion per line
-        await this.typeLines(text, (line) => this.context.page.keyboard.sendCharacter(line));
+        await this.typeLines(text, (line) => this.page.keyboard.sendCharacter(line));
         if (holdsText(await this.textOf(target), text)) return;
       }
       // the composer ignored the insertion (it takes key input only) or holds something else: real keys
@@ -623,7 +630,7 @@ class PageNavigator implements Navigator {
    * Inserting "\n" as text would leave it to the editor, which may drop it or split paragraphs.
    */
   private async typeLines(text: string, typeLine: (line: string) => Promise<void>): Promise<void> {
-    const { keyboard } = this.context.page;
+    const { keyboard } = this.page;
     for (const [index, line] of text.split(/\r\n|\r|\n/).entries()) {
       if (index > 0) {
         await keyboard.down("Shift");
@@ -653,7 +660,7 @@ class PageNavigator implements Navigator {
 
   /** Selects everything in the focused composer and deletes it. */
   private async clearFocused(): Promise<void> {
-    const { keyboard } = this.context.page;
+    const { keyboard } = this.page;
     await keyboard.down("Control");
     await keyboard.press("KeyA");
     await keyboard.up("Control");
@@ -668,26 +675,26 @@ class PageNavigator implements Navigator {
 
   async pressKey(key: "Enter" | "Escape"): Promise<void> {
     this.throwIfAborted();
-    markPageAction(this.context.page);
-    await this.context.page.keyboard.press(key);
+    this.steps.markPageAction();
+    await this.page.keyboard.press(key);
   }
 
   detectBlock(signatures: BlockSignatures, composer: PageElement | null = null): Promise<BlockKind | null> {
-    return timeStep(this.context.page, "detect_block", () => this.blockOnPage(signatures, composer));
+    return this.steps.time("detect_block", () => this.blockOnPage(signatures, composer));
   }
 
   private async blockOnPage(signatures: BlockSignatures, composer: PageElement | null): Promise<BlockKind | null> {
-    return wallOnPage(await this.session(), this.context.page.url(), signatures, composer === null ? null : composer.backendNodeId);
+    return wallOnPage(await this.session(), this.page.url(), signatures, composer === null ? null : composer.backendNodeId);
   }
 
   async waitForCondition(expression: string, options: { timeoutMs: number; pollMs?: number; what?: string }): Promise<boolean> {
     const wait = () =>
       this.poll(
         Math.min(options.timeoutMs, this.remainingMs()),
-        async () => ((await this.context.page.evaluate(`Boolean(${expression})`).catch(() => false)) === true ? true : null),
+        async () => ((await this.page.evaluate(`Boolean(${expression})`).catch(() => false)) === true ? true : null),
         options.pollMs,
       );
-    const result = options.what === undefined ? await wait() : await timeStep(this.context.page, `wait_${options.what}`, wait);
+    const result = options.what === undefined ? await wait() : await this.steps.time(`wait_${options.what}`, wait);
     return result === true;
   }
 
@@ -763,7 +770,7 @@ class PageNavigator implements Navigator {
   }
 
   private async session(): Promise<CDPSession> {
-    if (this.cdp === null) this.cdp = await this.context.page.createCDPSession();
+    if (this.cdp === null) this.cdp = await this.page.createCDPSession();
     return this.cdp;
   }
 
