@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { type CaptureFile, CaptureFileSchema } from "../src/capture-files/format";
 import { replayCapture } from "../src/capture-files/replay";
-import { PROVIDERS } from "../src/scrapers/providers";
+import { PROVIDERS } from "../src/scrapers/provider-list";
 
 const root = resolve(import.meta.dirname, "..");
 const CAPTURES_DIR = join(root, "test", "fixtures", "captures");

@@ -8,7 +8,7 @@ export { BrowserBudget } from "./browser/browser-budget";
 export { BrowserPool } from "./browser/browser-pool";
 export { JobRecord } from "./jobs/job-record";
 export { RequestRateLimiter } from "./limits/request-rate-limiter";
-export { ScrapeCoalescer } from "./scrape/scrape-coalescer";
+export { ScrapeCoalescer } from "./pipeline/scrape-coalescer";
 
 const app = createApp();
 /** Must match the every-minute entry of wrangler.toml [triggers] crons. */

@@ -1,7 +1,7 @@
 /**
  * Hosted markdown documents (KV): `{base_url}/md/{job_id}.md`, kept for 24 hours (spec §8).
  *
- * A synchronous answer goes out while its document is still being written (src/scrape/pipeline.ts), so a caller that
+ * A synchronous answer goes out while its document is still being written (src/pipeline/pipeline.ts), so a caller that
  * fetches `markdown_url` at once may arrive before the write: a read that finds nothing looks again for up to ~1 s
  * before it answers 404, and a background write that fails is tried once more.
  */

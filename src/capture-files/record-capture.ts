@@ -9,7 +9,7 @@
  */
 import { ScraperDriftError, ServiceError, toServiceError } from "../errors";
 import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
-import { runScrape } from "../scrape/pipeline";
+import { runScrape } from "../pipeline/pipeline";
 import { type AnyProvider, resolveOrigin } from "../scrapers/registry";
 import { isoTimestamp } from "../util/time";
 import { type CaptureFile, captureFileOf } from "./format";

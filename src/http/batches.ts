@@ -12,7 +12,7 @@ import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
 import { batchJobStatuses } from "../jobs/jobs-table";
 import type { JobStatus } from "../jobs/job-types";
 import { submitBatch } from "../jobs/submit-batch";
-import { requireProvider } from "../scrape/pipeline";
+import { requireProvider } from "../pipeline/pipeline";
 import { SCRAPER_IDS } from "../scrapers/registry";
 import { isoTimestamp } from "../util/time";
 import { ensureWebhookEndpoint } from "../webhooks/endpoints";

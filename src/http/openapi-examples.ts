@@ -7,7 +7,7 @@
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
 import { ADMIN_UNAUTHORIZED_DETAIL } from "../auth/admin-token";
 import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../auth/api-keys";
-import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL } from "../browser/browser-provider";
+import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL } from "../browser/page-lease";
 import {
   BrowserUnreachableError,
   CapacityUnavailableError,

@@ -7,7 +7,7 @@ import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { MethodNotAllowedError, NotFoundError } from "../errors";
 import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
 import { submitJob } from "../jobs/submit";
-import { scrapeSynchronously } from "../scrape/sync-scrape";
+import { scrapeSynchronously } from "../pipeline/sync-scrape";
 import { JobSubmittedSchema } from "../schemas/responses";
 import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";

@@ -11,7 +11,7 @@
 import { ServiceError, toServiceError } from "../errors";
 import { withAccountJobTurn } from "../limits/job-turns";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
-import { runScrape } from "../scrape/pipeline";
+import { runScrape } from "../pipeline/pipeline";
 import { attemptNumber, hasAttemptsLeft } from "./job-attempts";
 import { type JobDelivery, readJobDelivery } from "./job-message";
 import { ATTEMPT_HEARTBEAT_MS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";

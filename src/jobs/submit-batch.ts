@@ -9,7 +9,7 @@ import { getAccount } from "../accounts/accounts";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { chargeBatchCredits, refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
-import { requireProvider } from "../scrape/pipeline";
+import { requireProvider } from "../pipeline/pipeline";
 import type { BatchRequest } from "./batch-request";
 import { acceptBatch, discardBatch, loadBatch, markBatchJobsFailed, openBatch } from "./batch-store";
 import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";

@@ -11,7 +11,7 @@ import { refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
-import { authorizeScrape } from "../scrape/authorize";
+import { chargeScrape } from "../pipeline/charge";
 import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
 import { jobStub } from "./job-record";
 import { newJobMessage } from "./job-message";
@@ -64,13 +64,13 @@ async function createJob(
   key: AuthenticatedKey,
   jobId: string,
 ): Promise<SubmittedJob> {
-  const authorized = await authorizeScrape(env, job.scraper, key, jobId);
+  const charged = await chargeScrape(env, job.scraper, key, jobId);
   const createdAt = Date.now();
   // The dashboard's list of jobs (Durable Objects cannot be listed); never throws.
   await recordSubmittedJob(env.DB, {
     jobId,
-    accountId: authorized.accountId,
-    keyId: authorized.keyId,
+    accountId: charged.accountId,
+    keyId: charged.keyId,
     scraper: job.scraper,
     createdAt: new Date(createdAt).toISOString(),
   });
@@ -80,13 +80,13 @@ async function createJob(
       jobId,
       scraper: job.scraper,
       params: job.params,
-      accountId: authorized.accountId,
-      keyId: authorized.keyId,
+      accountId: charged.accountId,
+      keyId: charged.keyId,
       baseUrl: job.baseUrl,
       createdAt,
     });
   } catch (cause) {
-    await refundCredits(env.DB, authorized.accountId, jobId, "job record could not be created");
+    await refundCredits(env.DB, charged.accountId, jobId, "job record could not be created");
     throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
   try {
@@ -95,5 +95,5 @@ async function createJob(
     await stub.fail("The job could not be queued.");
     throw new ServiceError(503, ENQUEUE_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
-  return { jobId, creditsRemaining: authorized.creditsRemaining };
+  return { jobId, creditsRemaining: charged.creditsRemaining };
 }

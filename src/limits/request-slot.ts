@@ -2,7 +2,7 @@
  * Per-account bound on synchronous scrapes using a browser at once (docs/limits.md). Without it, one account's burst of
  * requests that time out (refunded, so free to it) holds the shared browsers and their wait queue for every other
  * customer. Only browser work holds a slot: a cache hit, or a request that waits for an identical request's scrape
- * (src/scrape/coalesce.ts), uses no browser and is never refused by this bound. An account whose refunded scrapes held
+ * (src/pipeline/coalesce.ts), uses no browser and is never refused by this bound. An account whose refunded scrapes held
  * the browsers for too long in the last hour gets a quarter of its bound (src/limits/refunded-browser-time.ts).
  */
 import { TooManyRequestsError } from "../errors";

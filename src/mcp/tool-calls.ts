@@ -16,7 +16,7 @@ import { describeValidationError, isCommonParams, type ScrapeParams } from "../p
 import { jobStub } from "../jobs/job-record";
 import type { JobView } from "../jobs/job-types";
 import { submitJob } from "../jobs/submit";
-import { scrapeSynchronously } from "../scrape/sync-scrape";
+import { scrapeSynchronously } from "../pipeline/sync-scrape";
 import { type AnyProvider, acceptedParameterNames, querySchemaOf } from "../scrapers/registry";
 import { AS_JOB_ARGUMENT, JOB_STATUS_TOOL } from "./tool-definitions";
 import { isUuid } from "../util/uuid";

@@ -6,8 +6,8 @@ import { z } from "@hono/zod-openapi";
 import { type CommonParamShape, commonParamShape, type CommonParams, type ProviderParamShape } from "../params/common-params";
 import { CommonScrapeFieldsSchema } from "../schemas/responses";
 import type { RecordedInputs } from "../capture-files/recording";
-import type { ProviderAccountPolicy, ProviderDefinition, ScrapeContext } from "./provider";
-import { PROVIDERS } from "./providers";
+import type { ProviderAccountPolicy, ProviderDefinition, ScrapeContext } from "./provider-contract";
+import { PROVIDERS } from "./provider-list";
 
 /** Any provider, seen through what the platform needs of it (its own parameter types erased to the common ones). */
 export interface AnyProvider {

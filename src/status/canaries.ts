@@ -5,7 +5,7 @@
  */
 import { isCommonParams, type ScrapeParams } from "../params/common-params";
 import { configuredBaseUrl } from "../http/request-context";
-import { runScrape } from "../scrape/pipeline";
+import { runScrape } from "../pipeline/pipeline";
 import { allProviders, type AnyProvider, querySchemaOf, type ScraperId } from "../scrapers/registry";
 import { classifyFailure } from "./failure-reason";
 import { recordScrapeOutcome } from "./outcome-log";

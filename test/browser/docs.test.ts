@@ -8,7 +8,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { pascalCase } from "../../src/util/pascal-case";
-import { PROVIDERS } from "../../src/scrapers/providers";
+import { PROVIDERS } from "../../src/scrapers/provider-list";
 import { launchChromium } from "../support/chromium";
 
 const baseUrl = inject("dashboardBaseUrl");

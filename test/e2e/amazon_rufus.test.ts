@@ -13,7 +13,7 @@ import { CI_SEEDS, describeFuzzedPages } from "./fuzzed-pages";
 import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { RufusAnswerSchema } from "../../src/scrapers/amazon_rufus/declaration";
 import { UpstreamError } from "../../src/errors";
-import { runScrape } from "../../src/scrape/pipeline";
+import { runScrape } from "../../src/pipeline/pipeline";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
 import {
   api,

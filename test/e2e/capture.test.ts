@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { withScrapePage } from "../../src/browser/browser-provider";
+import { withScrapePage } from "../../src/browser/page-lease";
 import { type CaptureSession, startCapture } from "../../src/browser/page/capture/capture";
 import type { CaptureRule } from "../../src/browser/page/capture/types";
 import { decodeUtf8Chunks } from "../../src/scrapers/shared/decode/lines";

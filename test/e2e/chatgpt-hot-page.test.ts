@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectedChatgptFields } from "../../replicas/chatgpt/expected";
 import { pickChatgptScenario } from "../../replicas/chatgpt/scenarios";
-import { withScrapePage } from "../../src/browser/browser-provider";
+import { withScrapePage } from "../../src/browser/page-lease";
 import { prepareHotPage } from "../../src/browser/hot-page";
 import { CHATGPT_CAPTURE_RULES, captureChatgptExchange } from "../../src/scrapers/chatgpt/navigate";
 import { chatgptProvider } from "../../src/scrapers/chatgpt";

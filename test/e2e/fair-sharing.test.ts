@@ -9,7 +9,7 @@ import puppeteer from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { browserPoolStub } from "../../src/browser/browser-pool";
-import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/browser-provider";
+import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/page-lease";
 import type { BudgetStats, PoolStats } from "../../src/browser/pool-types";
 import { tooManyRequestsInFlightDetail } from "../../src/limits/request-slot";
 import type { JobView } from "../../src/jobs/job-types";

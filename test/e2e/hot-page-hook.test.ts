@@ -6,7 +6,7 @@
 import type { Browser, Page } from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { withScrapePage } from "../../src/browser/browser-provider";
+import { withScrapePage } from "../../src/browser/page-lease";
 import { HOT_PAGE_MAX_AGE_MS, inspectHotPage, prepareHotPage } from "../../src/browser/hot-page";
 import { PageSession } from "../../src/browser/page/page-session";
 import { serializeCaptureRules, startCapture } from "../../src/browser/page/capture/capture";

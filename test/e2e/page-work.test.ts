@@ -7,7 +7,7 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { withScrapePage } from "../../src/browser/browser-provider";
+import { withScrapePage } from "../../src/browser/page-lease";
 import { devtoolsBinding } from "../../src/browser/devtools-binding";
 import { puppeteer } from "../../src/browser/session";
 import { ScraperDriftError } from "../../src/errors";

@@ -8,7 +8,7 @@ import puppeteer from "@cloudflare/puppeteer";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PoolStats } from "../../src/browser/pool-types";
-import { QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/browser-provider";
+import { QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/page-lease";
 import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../support/workers/helpers";
 
 afterEach(async () => {

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { withScrapePage } from "../../src/browser/browser-provider";
+import { withScrapePage } from "../../src/browser/page-lease";
 import { applySessionToPage } from "../../src/provider-accounts/apply-to-page";
 import type { StorageState } from "../../src/provider-accounts/storage-state";
 import { adminJson } from "../support/workers/account-helpers";

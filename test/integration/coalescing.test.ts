@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { responseCacheKey } from "../../src/cache/response-cache";
-import { acrossIsolates, type CoalesceOptions, coalesceScrape } from "../../src/scrape/coalesce";
-import { scrapeCoalescerStub } from "../../src/scrape/scrape-coalescer";
+import { acrossIsolates, type CoalesceOptions, coalesceScrape } from "../../src/pipeline/coalesce";
+import { scrapeCoalescerStub } from "../../src/pipeline/scrape-coalescer";
 import { waitFor } from "../support/workers/async-helpers";
 
 type Answer = { result: string; result_markdown: string | null };

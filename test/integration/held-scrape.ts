@@ -1,11 +1,11 @@
 /**
  * A scrape that stays in flight until the test lets it go, without a browser: the test leads the coalesced scrape of a
- * cache key (src/scrape/coalesce.ts), so a synchronous request for the same prompt and account follows it and waits,
+ * cache key (src/pipeline/coalesce.ts), so a synchronous request for the same prompt and account follows it and waits,
  * charged, for as long as the test wants. What that request does when its client leaves is then observable in the ledger.
  */
 import { env } from "cloudflare:workers";
 import { responseCacheKey } from "../../src/cache/response-cache";
-import { coalesceScrape } from "../../src/scrape/coalesce";
+import { coalesceScrape } from "../../src/pipeline/coalesce";
 import { waitFor } from "../support/workers/async-helpers";
 import { ledgerOf } from "../support/workers/helpers";
 

@@ -1,6 +1,6 @@
 /**
  * Hosted markdown (`GET /md/{job_id}.md`): a synchronous answer goes out while its document is still being written
- * (src/scrape/pipeline.ts), so the route waits a moment for a document that is landing, a background write that fails
+ * (src/pipeline/pipeline.ts), so the route waits a moment for a document that is landing, a background write that fails
  * is tried once more, and `markdown_url` serves the answer's markdown as soon as the caller has it.
  */
 import { env } from "cloudflare:workers";

@@ -9,13 +9,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { ClientClosedRequestError, ScrapeTimeoutError, UpstreamError } from "../../src/errors";
 import { isCommonParams, type ScrapeParams } from "../../src/params/common-params";
-import type { ScrapeRequest, ScrapeResponse } from "../../src/scrape/scrape-request";
+import type { ScrapeRequest, ScrapeResponse } from "../../src/pipeline/scrape-request";
 import { providerById, querySchemaOf, type ScraperId } from "../../src/scrapers/registry";
 import { accountTag } from "../../src/status/account-tag";
 import { recordScrapeOutcome } from "../../src/status/outcome-log";
 import { ServiceStatusSchema } from "../../src/status/status-schema";
 import { forgetIsolateStatusCopy, refreshStatusSnapshot, statusRecomputationsInIsolate } from "../../src/status/status-snapshot";
-import { observeCustomerScrape } from "../../src/scrape/traffic";
+import { observeCustomerScrape } from "../../src/pipeline/traffic";
 import { api } from "../support/workers/helpers";
 
 const FIVE_MINUTES = 5 * 60_000;

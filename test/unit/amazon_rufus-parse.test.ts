@@ -1,5 +1,5 @@
 /**
- * The Rufus parser against recorded bodies (test/fixtures/amazon_rufus/): every fixture split at every byte boundary
+ * The Rufus parser against replica-recorded and hand-written bodies (test/fixtures/amazon_rufus/): every fixture split at every byte boundary
  * (sampled for long ones), exact expected fields, and every failure signature of amazon_rufus.md §5. Expected fields
  * of the replica-recorded fixtures are derived from the replica's scenario data by the sheet's §4 mapping, written
  * here; the hand-written fixtures have literal expectations.

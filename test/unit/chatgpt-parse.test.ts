@@ -1,5 +1,5 @@
 /**
- * The ChatGPT parser against recorded conversation streams (test/fixtures/chatgpt/): the replica's scenarios as the
+ * The ChatGPT parser against conversation streams (test/fixtures/chatgpt/): the replica's scenarios as the
  * replica sends them, the sheet's own transcript, hand-written edge cases and every failure signature of
  * providers/chatgpt.md §5. Every stream is parsed cut at every byte (sampled for long bodies: still every multi-byte
  * character), so lines, frames and UTF-8 sequences split anywhere.

@@ -1,5 +1,5 @@
 /**
- * The Copilot parser (src/scrapers/copilot/parse.ts) against recorded chat exchanges (test/fixtures/copilot/): the
+ * The Copilot parser (src/scrapers/copilot/parse.ts) against chat exchanges (test/fixtures/copilot/): the
  * replica's scenarios and faults, recorded frame by frame from its WebSocket, plus hand-written stand-in variants.
  * Expected fields of replica scenarios come from the scenario data through an independent mapping
  * (test/support/oracles/copilot.ts); the key ones are also written out literally below.

@@ -1,5 +1,5 @@
 /**
- * The Gemini parser against recorded StreamGenerate bodies (test/fixtures/gemini/*.txt, the replica's renderer output
+ * The Gemini parser against StreamGenerate bodies (test/fixtures/gemini/*.txt, the replica's renderer output
  * and hand-written transcripts) and DOM snapshots of the replica page in Chromium (*.snapshot.json). Expected values come
  * from the replica's scenario data by the mapping of providers/gemini.md §4, written here, never from the parser.
  */

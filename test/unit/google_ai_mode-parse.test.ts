@@ -1,7 +1,7 @@
 /**
- * The Google AI Mode parser against recorded `/async/folwr` fragments (test/fixtures/google_ai_mode/): every scenario of
+ * The Google AI Mode parser against `/async/folwr` fragments (test/fixtures/google_ai_mode/): every scenario of
  * the replica in two markup layouts, the sheet's own sample, hand-written edge cases and every failure signature of
- * providers/google_ai_mode.md §5. Bodies are split at every byte boundary (sampled for the longer recorded bodies), so
+ * providers/google_ai_mode.md §5. Bodies are split at every byte boundary (sampled for the longer bodies), so
  * multi-byte characters cut between chunks are covered. Expected values come from the scenario data
  * (fixtures/google_ai_mode/expected.ts), never from the parser.
  */

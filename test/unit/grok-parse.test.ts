@@ -814,7 +814,7 @@ function longAnswer(): { body: string; markdown: string; plain: string } {
 // ---------------------------------------------------------------------------------------------------------------
 // Tests
 
-describe("parseGrokCapture: recorded fixtures", () => {
+describe("parseGrokCapture: hand-written fixtures", () => {
   for (const [name, expected] of Object.entries(EXPECTED)) {
     it(`parses ${name}`, () => {
       expect(parseGrokCapture(capture(fixture(name)))).toEqual(expected);

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { REPLICA_PROVIDERS, replicaOriginOverride } from "../../replicas/server";
 import { isLiveMode, localOrigins, originVariable } from "../../scripts/local-origins";
 import type { CommonParams } from "../../src/params/common-params";
-import { PROVIDERS } from "../../src/scrapers/providers";
+import { PROVIDERS } from "../../src/scrapers/provider-list";
 
 const REPLICA_BASE = "http://127.0.0.1:8788";
 const replicas = REPLICA_PROVIDERS.map((provider) => ({ id: provider.id, replicaOrigin: replicaOriginOverride(provider, REPLICA_BASE) }));

@@ -1,5 +1,5 @@
 /**
- * The Perplexity parser against recorded `perplexity_ask` bodies (test/fixtures/perplexity/): every fixture split at
+ * The Perplexity parser against replica-rendered and hand-written `perplexity_ask` bodies (test/fixtures/perplexity/): every fixture split at
  * every byte boundary (sampled for the larger ones), exact expected fields, and every failure signature of
  * providers/perplexity.md §5. Expected values of the replica-rendered fixtures are derived here from the scenario data
  * by the sheet's §4 mapping (not by the parser); the hand-written fixtures have literal expectations.

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { type CaptureFile, CaptureFileSchema } from "../../src/capture-files/format";
 import { redactCaptureFile } from "../../src/capture-files/redact";
 import { replayCapture } from "../../src/capture-files/replay";
-import { PROVIDERS } from "../../src/scrapers/providers";
+import { PROVIDERS } from "../../src/scrapers/provider-list";
 import { fieldMismatches } from "../support/oracles/draw";
 import { ORACLES } from "../support/oracles/index";
 import type { OracleCase } from "../support/oracles/oracle";

@@ -75,13 +75,13 @@ module.exports = {
       name: "provider-imports-only-below",
       comment:
         "A provider folder drives a page and decodes what it captured: it may import the provider contract " +
-        "(src/scrapers/provider.ts), src/scrapers/shared/, src/browser/, src/params/, src/schemas/, src/errors.ts and " +
+        "(src/scrapers/provider-contract.ts), src/scrapers/shared/, src/browser/, src/params/, src/schemas/, src/errors.ts and " +
         "src/util/, never the pipeline, the routes, jobs or accounts above it.",
       severity: "error",
       from: { path: "^src/scrapers/([^/]+)/", pathNot: "^src/scrapers/shared/" },
       to: {
         path: "^src/",
-        pathNot: "^src/(scrapers/[^/]+/|scrapers/provider\\.ts$|browser/|params/|schemas/|errors\\.ts$|util/)",
+        pathNot: "^src/(scrapers/[^/]+/|scrapers/provider-contract\\.ts$|browser/|params/|schemas/|errors\\.ts$|util/)",
       },
     },
   ],

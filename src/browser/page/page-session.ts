@@ -1,6 +1,6 @@
 /**
  * One scrape's page and what the scrape learns about it as it goes, in one object the browser layer creates with the
- * page lease (src/browser/browser-provider.ts) and hands to the provider in its scrape context; the provider passes it
+ * page lease (src/browser/page-lease.ts) and hands to the provider in its scrape context; the provider passes it
  * on to the capture layer and the navigation engine it drives. It holds:
  * - the step log (src/browser/step-timings.ts): the engine and the capture layer time their steps into it;
  * - the hot-page state (src/browser/hot-page.ts): the capture rules and landing this scrape started with (the next

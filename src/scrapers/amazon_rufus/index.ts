@@ -1,5 +1,5 @@
 /** Amazon Rufus (the store's shopping assistant, spec §2.6): prose answer, product cards and follow-up questions. */
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { RUFUS_COUNTRIES, RUFUS_DOMAINS, RUFUS_EXAMPLE, RufusAnswerSchema } from "./declaration";
 import { MARKETPLACE_DOMAINS, marketplaceDomainOf } from "./marketplaces";
 import { captureRufusExchange } from "./navigate";

@@ -1,6 +1,6 @@
 /** ChatGPT (chatgpt.com), the chat assistant (spec §2.6, §4.3): the answer with its links, web searches and model. */
 import { z } from "@hono/zod-openapi";
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { CHATGPT_DOMAINS, CHATGPT_PARAMS, ChatgptAnswerSchema } from "./declaration";
 import { markdownTokenTree } from "./markdown-tokens";
 import { captureChatgptExchange } from "./navigate";

@@ -1,5 +1,5 @@
 /** Microsoft Copilot (copilot.microsoft.com), the productivity assistant (spec §2.6, §4.3). */
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { COPILOT_DOMAINS, COPILOT_PARAMS, CopilotAnswerSchema } from "./declaration";
 import { captureCopilotExchange } from "./navigate";
 import { parseCopilotChat } from "./parse";

@@ -1,6 +1,6 @@
 /** Google Gemini (gemini.google.com), the search-company assistant of spec §2.6. */
 import { z } from "@hono/zod-openapi";
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { GEMINI_DOMAINS, GEMINI_EXAMPLE, GeminiAnswerSchema } from "./declaration";
 import { geminiLanguage } from "./language";
 import { captureGeminiAnswer } from "./navigate";

@@ -1,6 +1,6 @@
 /** Google AI Mode (www.google.com/search?udm=50), the AI search mode of spec §2.6: answer, citations, sources panel. */
 import { z } from "@hono/zod-openapi";
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { GOOGLE_AI_MODE_DOMAINS, GOOGLE_AI_MODE_EXAMPLE, GOOGLE_AI_MODE_ID, GoogleAiModeAnswerSchema, searchLocaleOf } from "./declaration";
 import { captureAiModeAnswer } from "./navigate";
 import { PanelEntrySnapshotSchema, parseAiModeCapture } from "./parse";

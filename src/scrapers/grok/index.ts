@@ -1,5 +1,5 @@
 /** Grok (grok.com), the social-network assistant: the worked example of a provider folder (see CONTRIBUTING.md). */
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { GROK_DOMAINS, GROK_EXAMPLE, GROK_PARAMS, GrokAnswerSchema } from "./declaration";
 import { captureGrokExchange } from "./navigate";
 import { parseGrokCapture } from "./parse";

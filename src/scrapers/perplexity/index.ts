@@ -1,6 +1,6 @@
 /** Perplexity (www.perplexity.ai), the answer engine (spec §2.6, §4.3): numbered web sources and related questions. */
 import { z } from "@hono/zod-openapi";
-import { defineProvider } from "../provider";
+import { defineProvider } from "../provider-contract";
 import { PERPLEXITY_DOMAINS, PERPLEXITY_PARAMS, PerplexityAnswerSchema } from "./declaration";
 import { citationMarkerNumbers } from "./markers";
 import { capturePerplexityAnswer } from "./navigate";

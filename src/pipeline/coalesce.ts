@@ -4,7 +4,7 @@
  * The cache key covers the account, so one account's answer never reaches another account.
  *
  * Two levels. Requests on the same isolate follow each other through `localFlights`, without a round trip. The first of
- * them on each isolate joins the key's ScrapeCoalescer Durable Object (src/scrape/scrape-coalescer.ts), where requests
+ * them on each isolate joins the key's ScrapeCoalescer Durable Object (src/pipeline/scrape-coalescer.ts), where requests
  * from every isolate meet: one leads and scrapes, the others wait for its answer. A leader that fails (or times out, or
  * whose client leaves) hands on no failure: its followers join again and one of them leads the next scrape, each within
  * its own deadline. A request that is alone pays one round trip to the object before its scrape and one after.

@@ -2,7 +2,7 @@
  * The contract every provider implements, and the one place a provider declares everything about itself: its
  * parameters and defaults, refused or allowed countries, the schema of the fields it answers, where its site lives and
  * which domains its browser may reach, and how to drive its page. Validation, the OpenAPI document, the registry and the
- * routes are all derived from these declarations (see src/scrapers/providers.ts for the list).
+ * routes are all derived from these declarations (see src/scrapers/provider-list.ts for the list).
  */
 import type { z } from "@hono/zod-openapi";
 import type { PageSession } from "../browser/page/page-session";

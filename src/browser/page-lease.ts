@@ -1,8 +1,9 @@
 /**
- * Where scrapes get their pages. `withScrapePage` leases a session from the country's pool, connects, hands `work` a
- * clean localised page in its own browser context, wrapped in the scrape's page session (src/browser/page/page-session.ts:
- * its step log, hot-page state and answer-started signal), and afterwards closes the context and disconnects (a healthy
- * session stays open for the next scrape) or reports the session broken so the pool replaces it.
+ * The page lease: where scrapes get their pages. `withScrapePage` leases a session from the country's pool, connects,
+ * hands `work` a clean localised page in its own browser context, wrapped in the scrape's page session
+ * (src/browser/page/page-session.ts: its step log, hot-page state and answer-started signal), and afterwards closes the
+ * context and disconnects (a healthy session stays open for the next scrape) or reports the session broken so the pool
+ * replaces it.
  *
  * From the moment a lease is granted it is handed back on every path, including a deadline that passes while the
  * answer to `acquire` is on its way. A caller whose deadline passes while it waits tells the pool (`abandon`), so

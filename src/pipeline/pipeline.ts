@@ -1,9 +1,11 @@
 /**
  * The scrape pipeline shared by the synchronous endpoint and the queue consumer: cache lookup, a page from the
  * browser pool, the provider module, the answer checked against the provider's schema, the response object, cache
- * entry and hosted markdown. It never branches on a provider id and knows nothing of HTTP or credits.
+ * entry and hosted markdown. It never branches on a provider id. It neither charges nor refunds credits (its callers
+ * do: src/pipeline/charge.ts, sync-scrape.ts, src/jobs/), though the response states the fixed `credits_used`; and it
+ * reads no HTTP request: it throws the service's typed errors (src/errors.ts), which carry the status the HTTP layer sends.
  */
-import { withScrapePage } from "../browser/browser-provider";
+import { withScrapePage } from "../browser/page-lease";
 import { hostedMarkdownUrl, storeHostedMarkdown, storeHostedMarkdownAfterResponse } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
@@ -73,7 +75,7 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
     const answer = cached === null ? null : checkedAnswer(provider, cached);
     if (answer !== null) return finishResponse(env, request, answer, { cached: true });
-    // Identical requests in flight share one scrape; a follower's answer counts as a cache hit (src/scrape/coalesce.ts).
+    // Identical requests in flight share one scrape; a follower's answer counts as a cache hit (src/pipeline/coalesce.ts).
     const shared = await coalesceScrape(
       env,
       cacheKey,

@@ -2,7 +2,7 @@ import type { AuthenticatedKey } from "../auth/api-keys";
 import { refundCredits } from "../credits/ledger";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { holdRequestSlot } from "../limits/request-slot";
-import { authorizeScrape } from "./authorize";
+import { chargeScrape } from "./charge";
 import { runScrape } from "./pipeline";
 import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
 
@@ -18,18 +18,18 @@ interface SyncScrapeOutcome {
  * (src/limits/refunded-browser-time.ts): a refund makes a failure free, not the capacity it held.
  */
 export async function scrapeSynchronously(env: Env, request: ScrapeRequest, key: AuthenticatedKey): Promise<SyncScrapeOutcome> {
-  const authorized = await authorizeScrape(env, request.scraper, key, request.jobId);
+  const charged = await chargeScrape(env, request.scraper, key, request.jobId);
   const browserHold = new BrowserHoldClock();
   try {
     // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
     // Only browser work holds one of the account's request slots: cache hits and coalesced requests never wait for one.
     const admitBrowserWork = browserHold.admission(() => holdRequestSlot(env, key.accountId, request.params.timeout));
     const response = await runScrape(env, { ...request, accountId: key.accountId, admitBrowserWork }, request.params.timeout);
-    return { response, creditsRemaining: authorized.creditsRemaining };
+    return { response, creditsRemaining: charged.creditsRemaining };
   } catch (error) {
     const heldMs = browserHold.heldMs();
     await Promise.all([
-      refundCredits(env.DB, authorized.accountId, request.jobId, "sync scrape failed"),
+      refundCredits(env.DB, charged.accountId, request.jobId, "sync scrape failed"),
       heldMs === null ? undefined : recordRefundedBrowserTime(env.DB, key.accountId, heldMs),
     ]);
     throw error;
