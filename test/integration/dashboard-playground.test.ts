@@ -17,47 +17,7 @@ import { allProviders } from "../../src/scrapers/registry";
 import { adminApi, adminJson, newAccount, newKey } from "../support/workers/account-helpers";
 import { holdGrokScrape, ledgerKindsOnce } from "./held-scrape";
 import { BASE, api, balanceOf } from "../support/workers/helpers";
-
-/** A minimal browser: keeps cookies and sends forms from this origin. */
-class Visitor {
-  readonly cookies = new Map<string, string>();
-
-  get(path: string): Promise<Response> {
-    return this.send(path, { method: "GET", headers: {} });
-  }
-
-  /** `signal` closes the tab: the request is aborted while the server works on it. */
-  post(path: string, fields: Record<string, string>, signal?: AbortSignal): Promise<Response> {
-    return this.send(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
-      body: new URLSearchParams(fields).toString(),
-      signal,
-    });
-  }
-
-  private async send(
-    path: string,
-    init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
-  ): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual", signal: init.signal });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";");
-      const index = pair.indexOf("=");
-      if (/max-age=0/i.test(line)) this.cookies.delete(pair.slice(0, index));
-      else this.cookies.set(pair.slice(0, index), pair.slice(index + 1));
-    }
-    return response;
-  }
-}
-
-function csrfOf(html: string): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(html);
-  if (match?.[1] === undefined) throw new Error("no CSRF field in the page");
-  return match[1];
-}
+import { Visitor, csrfOf } from "../support/workers/dashboard-visitor";
 
 /** Signs in with a fresh one-time link (its token after "#", or, in the older format, as the last path segment). */
 async function signIn(accountId: string): Promise<{ visitor: Visitor; csrf: string }> {
@@ -210,7 +170,7 @@ describe("a playground run that waits", () => {
     try {
       const { visitor, csrf } = await signIn(account.account_id);
       const tab = new AbortController();
-      const run = visitor.post("/dashboard/playground", grokRun(csrf, key.key_id, { prompt, timeout: "600" }), tab.signal);
+      const run = visitor.post("/dashboard/playground", grokRun(csrf, key.key_id, { prompt, timeout: "600" }), { signal: tab.signal });
       run.catch(() => undefined);
       // Charged, and waiting for the held scrape's answer.
       expect(await ledgerKindsOnce(account.account_id, 1)).toEqual(["charge"]);

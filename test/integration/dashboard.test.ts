@@ -9,45 +9,7 @@ import { recordSubmittedJob } from "../../src/jobs/jobs-table";
 import { jobStub } from "../../src/jobs/job-record";
 import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
 import { BASE, api } from "../support/workers/helpers";
-
-/** A minimal browser: keeps cookies (honouring Max-Age=0 deletions) and sends forms. */
-class Visitor {
-  readonly cookies = new Map<string, string>();
-  lastSetCookies: string[] = [];
-
-  async get(path: string, headers: Record<string, string> = {}): Promise<Response> {
-    return this.send(path, { method: "GET", headers });
-  }
-
-  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-    return this.send(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE, ...headers },
-      body: new URLSearchParams(fields).toString(),
-    });
-  }
-
-  private async send(path: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual" });
-    this.lastSetCookies = response.headers.getSetCookie();
-    for (const line of this.lastSetCookies) {
-      const [pair = ""] = line.split(";");
-      const index = pair.indexOf("=");
-      const name = pair.slice(0, index);
-      if (/max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, pair.slice(index + 1));
-    }
-    return response;
-  }
-}
-
-function csrfOf(html: string): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(html);
-  if (match?.[1] === undefined) throw new Error("no CSRF field in the page");
-  return match[1];
-}
+import { Visitor, csrfOf } from "../support/workers/dashboard-visitor";
 
 /** The link as a path with its fragment (`/dashboard/login#<token>`): the fragment never reaches the server. */
 async function loginLink(accountId: string): Promise<string> {
@@ -153,8 +115,12 @@ describe("signing in", () => {
     const withoutCookie = new Visitor();
     expect((await withoutCookie.post("/dashboard/login", { token, _csrf: csrf })).status).toBe(403);
     expect((await visitor.post("/dashboard/login", { token, _csrf: "forged" })).status).toBe(403);
-    expect((await visitor.post("/dashboard/login", { token, _csrf: csrf }, { Origin: "https://evil.example" })).status).toBe(403);
-    expect((await visitor.post("/dashboard/login", { token, _csrf: csrf }, { "Sec-Fetch-Site": "cross-site" })).status).toBe(403);
+    expect((await visitor.post("/dashboard/login", { token, _csrf: csrf }, { headers: { Origin: "https://evil.example" } })).status).toBe(
+      403,
+    );
+    expect((await visitor.post("/dashboard/login", { token, _csrf: csrf }, { headers: { "Sec-Fetch-Site": "cross-site" } })).status).toBe(
+      403,
+    );
     expect((await visitor.post("/dashboard/login", { token, _csrf: csrf })).status).toBe(303);
   });
 
@@ -265,7 +231,7 @@ describe("keys in the dashboard", () => {
       [{ name: "opaque origin", _csrf: csrf }, { Origin: "null" }],
     ];
     for (const [fields, headers] of attempts) {
-      const response = await visitor.post("/dashboard/keys", fields, headers);
+      const response = await visitor.post("/dashboard/keys", fields, { headers });
       expect(response.status, fields.name).toBe(403);
     }
     const key = await newKey(account.account_id, "victim");

@@ -21,7 +21,7 @@ import { refundedBrowserSeconds } from "../../src/limits/refunded-browser-time";
 import { RequestRateLimiter } from "../../src/limits/request-rate-limiter";
 import { adminApi, adminJson, seedCachedGrokAnswer } from "../support/workers/account-helpers";
 import { createUnqueuedJob, jobView, waitForTerminal } from "../support/workers/async-helpers";
-import { signedInVisitor } from "./dashboard-visitor";
+import { signedInVisitor } from "../support/workers/dashboard-visitor";
 import { BASE, type TestAccount, api, balanceOf, createTestAccount, query } from "../support/workers/helpers";
 
 afterEach(() => {

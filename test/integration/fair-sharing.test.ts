@@ -24,46 +24,11 @@ import type { AccountLimitsView } from "../../src/limits/limits-view";
 import { adminApi, adminJson, authProbe, newAccount, newKey, seedCachedGrokAnswer } from "../support/workers/account-helpers";
 import { BASE, api, balanceOf, createTestAccount, query } from "../support/workers/helpers";
 import { createUnqueuedJob } from "../support/workers/async-helpers";
+import { Visitor, csrfOf } from "../support/workers/dashboard-visitor";
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** A minimal browser for the dashboard: a cookie jar, same-origin form posts, no redirects followed. */
-class Visitor {
-  readonly cookies = new Map<string, string>();
-
-  get(path: string): Promise<Response> {
-    return this.send(path, { method: "GET", headers: {} });
-  }
-
-  post(path: string, fields: Record<string, string>): Promise<Response> {
-    return this.send(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
-      body: new URLSearchParams(fields).toString(),
-    });
-  }
-
-  async send(path: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual" });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ""] = line.split(";");
-      const index = pair.indexOf("=");
-      if (/max-age=0/i.test(line)) this.cookies.delete(pair.slice(0, index));
-      else this.cookies.set(pair.slice(0, index), pair.slice(index + 1));
-    }
-    return response;
-  }
-}
-
-function csrfOf(html: string): string {
-  const match = /name="_csrf" value="([^"]+)"/.exec(html);
-  if (match?.[1] === undefined) throw new Error("no CSRF field in the page");
-  return match[1];
-}
 
 async function issueLink(accountId: string, body?: Record<string, unknown>): Promise<{ login_url: string; expires_at: string }> {
   return adminJson(`/admin/accounts/${accountId}/login-links`, { method: "POST", ...(body === undefined ? {} : { body }) }, 201);

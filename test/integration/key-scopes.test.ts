@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/auth/api-keys";
 import { adminApi, adminJson, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
 import { accountWebhook, postBatch, receiverEndpoint, seedAnswer, waitForDeliveries } from "../support/workers/async-helpers";
-import { signedInVisitor } from "./dashboard-visitor";
+import { signedInVisitor } from "../support/workers/dashboard-visitor";
 import { api, createTestAccount, query } from "../support/workers/helpers";
 
 const HOOK_URL = "https://public.example/hooks/scraper";

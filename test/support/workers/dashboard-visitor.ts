@@ -1,28 +1,40 @@
 /** A minimal browser for the dashboard tests: a cookie jar, same-origin form posts, no redirects followed, sign-in by link. */
 import { expect } from "vitest";
-import { adminJson } from "../support/workers/account-helpers";
-import { BASE, api } from "../support/workers/helpers";
+import { adminJson } from "./account-helpers";
+import { BASE, api } from "./helpers";
 
 export class Visitor {
   readonly cookies = new Map<string, string>();
+  /** The Set-Cookie lines of the last response. */
+  lastSetCookies: string[] = [];
 
-  get(path: string): Promise<Response> {
-    return this.send(path, { method: "GET", headers: {} });
+  get(path: string, headers: Record<string, string> = {}): Promise<Response> {
+    return this.send(path, { method: "GET", headers });
   }
 
-  post(path: string, fields: Record<string, string>): Promise<Response> {
+  /** `headers` are added to the form post's own; `signal` closes the tab: the request is aborted mid-way. */
+  post(
+    path: string,
+    fields: Record<string, string>,
+    extra: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     return this.send(path, {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE, ...extra.headers },
       body: new URLSearchParams(fields).toString(),
+      signal: extra.signal,
     });
   }
 
-  async send(path: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Response> {
+  async send(
+    path: string,
+    init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  ): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual" });
-    for (const line of response.headers.getSetCookie()) {
+    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual", signal: init.signal });
+    this.lastSetCookies = response.headers.getSetCookie();
+    for (const line of this.lastSetCookies) {
       const [pair = ""] = line.split(";");
       const index = pair.indexOf("=");
       if (/max-age=0/i.test(line)) this.cookies.delete(pair.slice(0, index));
