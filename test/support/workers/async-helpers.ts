@@ -5,13 +5,12 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { responseCacheKey } from "../../../src/cache/response-cache";
 import { chargeCredits } from "../../../src/credits/ledger";
 import { recordSubmittedJob } from "../../../src/jobs/jobs-table";
 import { jobStub } from "../../../src/jobs/job-record";
 import type { JobView } from "../../../src/jobs/job-types";
 import type { ScrapeParams } from "../../../src/params/common-params";
-import { adminJson } from "./account-helpers";
+import { adminJson, seedCachedGrokAnswer } from "./account-helpers";
 import { api, type TestAccount } from "./helpers";
 
 /** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
@@ -30,21 +29,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
  * charged job that the consumer completes without a browser.
  */
 export async function seedAnswer(accountId: string, prompt: string): Promise<void> {
-  const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
-  await env.CACHE.put(
-    await responseCacheKey("grok", params, accountId),
-    JSON.stringify({
-      result: `Cached answer to: ${prompt}`,
-      result_markdown: `Cached answer to: **${prompt}**`,
-      web_sources: [],
-      social_results: [],
-      related_questions: [],
-      conversation: null,
-      llm_model: "grok-test",
-      mode: "MODEL_MODE_AUTO",
-    }),
-    { expirationTtl: 3600 },
-  );
+  await seedCachedGrokAnswer(prompt, accountId);
 }
 
 export async function jobView(jobId: string): Promise<JobView> {
