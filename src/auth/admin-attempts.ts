@@ -4,7 +4,7 @@
  * the address gets a 429 with Retry-After before its token is even compared, so guessing yields no answers.
  *
  * The counters live in this isolate's memory, not in a shared store: the token is at least 32 characters (see
- * ./admin-token.ts), which no throttle needs to protect from guessing; this one stops a client from hammering the
+ * src/http/admin-token.ts), which no throttle needs to protect from guessing; this one stops a client from hammering the
  * operator API and its logs, and keeps every isolate's guessing rate bounded. An IPv6 client is counted by its /64, the
  * smallest block a network hands out, so rotating addresses inside it buys no attempts.
  */

@@ -5,9 +5,9 @@
  * the exact bytes in the exact pieces the page received (a parser split bug replays too).
  */
 import { z } from "@hono/zod-openapi";
+import { InMemoryInputs, type CaptureRecorder } from "../browser/page/capture/recording";
 import type { CapturedExchange } from "../browser/page/capture/types";
 import { base64ToBytes, bytesToBase64 } from "../util/base64";
-import { InMemoryInputs, type CaptureRecorder } from "./recording";
 
 export const CAPTURE_FORMAT = "ai-answer-scraper/capture@1";
 

@@ -7,13 +7,13 @@
  * test of the fix. A scrape that failed before any exchange was recorded (a block, a page that no longer loads, the
  * pool) has nothing to replay and fails the capture with its own error.
  */
+import { CaptureRecorder } from "../browser/page/capture/recording";
 import { ScraperDriftError, ServiceError, toServiceError } from "../errors";
 import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
 import { runScrape } from "../pipeline/pipeline";
 import { type AnyProvider, resolveOrigin } from "../scrapers/registry";
 import { isoTimestamp } from "../util/time";
 import { type CaptureFile, captureFileOf } from "./format";
-import { CaptureRecorder } from "./recording";
 import { redactCaptureFile } from "./redact";
 import { replayCapture } from "./replay";
 

@@ -4,12 +4,12 @@
  * the capture endpoint's own check all run the same code.
  */
 import { z } from "@hono/zod-openapi";
+import type { RecordedInputs } from "../browser/page/capture/recording";
 import { ServiceError } from "../errors";
 import { type CommonParams, commonParamShape, type ProviderParamShape } from "../params/common-params";
 import type { ProviderCountries } from "../params/countries";
 import { answerDifferences } from "./compare";
 import { type CaptureFile, recordedInputsOf } from "./format";
-import type { RecordedInputs } from "./recording";
 
 /** What replay needs of a provider (every provider declaration satisfies it). */
 interface ReplayableProvider {

@@ -1,4 +1,5 @@
 /** Formatting shared by the dashboard pages. Times are rendered in UTC; the page script localises them. */
+import { relativeTime } from "../util/relative-time";
 import { isoTimestamp } from "../util/time";
 
 const NUMBER = new Intl.NumberFormat("en-US");
@@ -23,18 +24,6 @@ export function formatSigned(value: number): string {
 
 export function formatShortDay(isoDay: string): string {
   return SHORT_DAY.format(new Date(`${isoDay}T00:00:00Z`));
-}
-
-/** "3 min ago", "2 h ago", "5 days ago": coarse on purpose, the exact time is in the tooltip. */
-export function relativeTime(iso: string, now = Date.now()): string {
-  const seconds = Math.round((now - new Date(iso).getTime()) / 1000);
-  if (seconds < 45) return "just now";
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min ago`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 24) return `${hours} h ago`;
-  const days = Math.round(hours / 24);
-  return days === 1 ? "yesterday" : `${days} days ago`;
 }
 
 /** An absolute time in UTC, converted to the visitor's zone by the page script. */

@@ -3,7 +3,7 @@
  * (docs/real-sites.md). `npm run capture` calls it on the running stack and writes the file; the unit tests replay it.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { CaptureFileSchema } from "../capture-files/format";
 import { recordCapture } from "../capture-files/record-capture";
 import { InvalidParameterError } from "../errors";

@@ -1,6 +1,6 @@
 /** `POST /admin/jobs/recover`: one recovery sweep of jobs whose queue message was lost, now (src/jobs/recovery.ts). */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { recoverJobs } from "../jobs/recovery";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";

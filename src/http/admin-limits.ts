@@ -6,7 +6,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { getAccount } from "../accounts/accounts";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { InvalidParameterError, NotFoundError } from "../errors";
 import { CONCURRENT_REQUESTS_RANGE, REQUESTS_PER_MINUTE_RANGE } from "../limits/account-limits";
 import { type AccountLimitOverrides, effectiveAccountLimits, writeAccountOverrides } from "../limits/account-overrides";

@@ -4,7 +4,7 @@
  * `POST /admin/pools/prepared-pages/discard` makes every session's next scrape start from a fresh page.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { browserBudgetStub } from "../browser/browser-budget";
 import { browserPoolStub } from "../browser/browser-pool";
 import { listPoolCountries } from "../browser/pool-directory";

@@ -4,7 +4,7 @@
  * success and failures. Bearer ADMIN_TOKEN like the rest of /admin.
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { InvalidParameterError } from "../errors";
 import { ProviderAccountsNotConfiguredError, sessionCipherOf } from "../provider-accounts/session-cipher";
 import { SessionSummarySchema, StorageStateSchema } from "../provider-accounts/storage-state";

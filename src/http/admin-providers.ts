@@ -1,6 +1,6 @@
 /** `GET /admin/providers`: the operator's view of the providers: layout drift per provider. */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { driftSummary } from "../scrapers/drift-log";
 import { allProviders } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";

@@ -15,7 +15,7 @@ import {
   loginLinkUrl,
 } from "../accounts/sign-in";
 import { recentLedgerEntries, usageSummary, type LedgerEntry, type UsageSummary } from "../accounts/usage";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE } from "../auth/api-keys";
 import { adjustCredits } from "../credits/ledger";
 import { ConflictError, NotFoundError } from "../errors";

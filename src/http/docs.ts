@@ -8,9 +8,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { html } from "hono/html";
+import { configuredBaseUrl } from "../util/public-base-url";
 import type { AppEnv } from "./app-env";
 import { API_INFO, openApiDocument } from "./openapi-document";
-import { configuredBaseUrl } from "./request-context";
 
 /** Where the assets live (public/docs/assets/): the only paths the Worker lets the asset server answer first. */
 const DOCS_ASSETS = "/docs/assets";

@@ -5,7 +5,7 @@
  * example as soon as it is declared. Error responses get one example per error code, with the service's real messages.
  */
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
-import { ADMIN_UNAUTHORIZED_DETAIL } from "../auth/admin-token";
+import { ADMIN_UNAUTHORIZED_DETAIL } from "./admin-token";
 import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../auth/api-keys";
 import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL } from "../browser/page-lease";
 import {

@@ -1,6 +1,7 @@
 /** What a request may safely contribute to URLs we hand out and to lines we log. */
 import type { Context } from "hono";
 import { ServiceError } from "../errors";
+import { configuredBaseUrl } from "../util/public-base-url";
 import type { AppEnv } from "./app-env";
 
 export const BASE_URL_NOT_CONFIGURED_DETAIL =
@@ -19,19 +20,6 @@ function isLocalHost(hostname: string): boolean {
     host === "[::1]" ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
   );
-}
-
-/** The configured public origin (scheme, host, optional path prefix; no trailing slash), or null when unset or unusable. */
-export function configuredBaseUrl(env: Env): string | null {
-  const configured = (env.PUBLIC_BASE_URL ?? "").trim();
-  if (configured === "") return null;
-  try {
-    const url = new URL(configured);
-    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
-    return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
-  } catch {
-    return null;
-  }
 }
 
 /**

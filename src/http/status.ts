@@ -6,12 +6,12 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { accepts } from "hono/accepts";
 import { ServiceError } from "../errors";
-import { STATUS_CSS } from "../status/status-assets";
-import { statusPageHtml } from "../status/status-page";
 import { ServiceStatusSchema } from "../status/status-schema";
 import { currentServiceStatus, STATUS_MAX_AGE_MS } from "../status/status-snapshot";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
+import { STATUS_CSS } from "./status-assets";
+import { statusPageHtml } from "./status-page";
 
 const CACHE_CONTROL = `public, max-age=${STATUS_MAX_AGE_MS / 1000}`;
 /** The page has no script and loads only its own stylesheet. */

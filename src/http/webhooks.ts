@@ -8,7 +8,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { integerQueryParam } from "../params/integer-param";
 import type { Context } from "hono";
 import { getAccount } from "../accounts/accounts";
-import { requireAdminToken } from "../auth/admin-token";
+import { requireAdminToken } from "./admin-token";
 import { InvalidParameterError, NotFoundError, ServiceError } from "../errors";
 import { type DeliveryLogEntry, recentDeliveries } from "../webhooks/delivery-log";
 import { type WebhookEndpoint, ensureWebhookEndpoint, rotateWebhookSecret, setWebhookUrl } from "../webhooks/endpoints";

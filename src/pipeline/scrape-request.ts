@@ -3,7 +3,7 @@
  * consumer, the canaries, the capture endpoint) and with the traffic observer that wraps it. Its own module so that the
  * observer and the callers need not import the pipeline for its types.
  */
-import type { ScrapeRecorder } from "../capture-files/recording";
+import type { ScrapeRecorder } from "../browser/page/capture/recording";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
 

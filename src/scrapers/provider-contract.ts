@@ -6,7 +6,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { PageSession } from "../browser/page/page-session";
-import type { RecordedInputs, ScrapeRecorder } from "../capture-files/recording";
+import type { RecordedInputs, ScrapeRecorder } from "../browser/page/capture/recording";
 import type { CommonParamShape, ProviderParamShape } from "../params/common-params";
 import type { ProviderCountries } from "../params/countries";
 

@@ -5,7 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { type CommonParamShape, commonParamShape, type CommonParams, type ProviderParamShape } from "../params/common-params";
 import { CommonScrapeFieldsSchema } from "../schemas/responses";
-import type { RecordedInputs } from "../capture-files/recording";
+import type { RecordedInputs } from "../browser/page/capture/recording";
 import type { ProviderAccountPolicy, ProviderDefinition, ScrapeContext } from "./provider-contract";
 import { PROVIDERS } from "./provider-list";
 

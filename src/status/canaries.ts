@@ -4,9 +4,9 @@
  * Each outcome (latency, and the failure category when it failed) is recorded for the status page.
  */
 import { isCommonParams, type ScrapeParams } from "../params/common-params";
-import { configuredBaseUrl } from "../http/request-context";
 import { runScrape } from "../pipeline/pipeline";
 import { allProviders, type AnyProvider, querySchemaOf, type ScraperId } from "../scrapers/registry";
+import { configuredBaseUrl } from "../util/public-base-url";
 import { classifyFailure } from "./failure-reason";
 import { recordScrapeOutcome } from "./outcome-log";
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SIGN_UP_CREDITS } from "../../src/accounts/accounts";
 import { MAX_ACTIVE_KEYS } from "../../src/accounts/keys";
-import { ADMIN_UNAUTHORIZED_DETAIL } from "../../src/auth/admin-token";
+import { ADMIN_UNAUTHORIZED_DETAIL } from "../../src/http/admin-token";
 import { INVALID_KEY_DETAIL } from "../../src/auth/api-keys";
 import { isoTimestamp } from "../../src/util/time";
 import { adminApi, adminJson, authProbe, cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";

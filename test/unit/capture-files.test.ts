@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { answerDifferences } from "../../src/capture-files/compare";
 import { CAPTURE_FORMAT, type CaptureFile, type ExchangeFile, exchangeFromFile, exchangeToFile } from "../../src/capture-files/format";
-import { CaptureRecorder, InMemoryInputs, ReplayInputError } from "../../src/capture-files/recording";
+import { CaptureRecorder, InMemoryInputs, ReplayInputError } from "../../src/browser/page/capture/recording";
 import { redactCaptureFile } from "../../src/capture-files/redact";
 import type { CapturedExchange } from "../../src/browser/page/capture/types";
 

@@ -1,9 +1,9 @@
 /** The public status page (`GET /status` in a browser): the status document rendered as HTML, no script. */
 import { html } from "hono/html";
-import { relativeTime } from "../dashboard/format";
-import { FAILURE_REASON_LABELS } from "./failure-reason";
-import { STATUS_THRESHOLDS } from "./status-levels";
-import type { ProviderState, ProviderStatus, ServiceStatus, WindowFigures } from "./status-schema";
+import { FAILURE_REASON_LABELS } from "../status/failure-reason";
+import { STATUS_THRESHOLDS } from "../status/status-levels";
+import type { ProviderState, ProviderStatus, ServiceStatus, WindowFigures } from "../status/status-schema";
+import { relativeTime } from "../util/relative-time";
 
 /** The page reloads itself this often (seconds); the figures behind it are at most 30 s old. */
 const REFRESH_SECONDS = 60;

@@ -4,17 +4,17 @@
  *    a log line): a short token is guessable, and refusing it at every request makes the misconfiguration visible
  *    rather than leaving a weak door open;
  * 2. not throttled: a client address with too many failures a minute gets a 429 before its token is compared
- *    (./admin-attempts.ts);
+ *    (src/auth/admin-attempts.ts);
  * 3. compared in constant time (both sides hashed, src/util/crypto.ts); a wrong token is a 401 counted as a failure
  *    (a missing one is a 401 too, but guesses nothing and is not counted);
  * 4. then the route's body cap (src/http/body-limit.ts), before any validator reads the body.
  */
 import type { MiddlewareHandler } from "hono";
+import { ADMIN_FAILURES_PER_MINUTE, FailedAttempts, clientOfAddress } from "../auth/admin-attempts";
 import { ServiceError, TooManyRequestsError, UnauthorizedError } from "../errors";
-import type { AppEnv } from "../http/app-env";
-import { enforceBodyCap } from "../http/body-limit";
 import { timingSafeEqualText } from "../util/crypto";
-import { ADMIN_FAILURES_PER_MINUTE, FailedAttempts, clientOfAddress } from "./admin-attempts";
+import type { AppEnv } from "./app-env";
+import { enforceBodyCap } from "./body-limit";
 
 export const ADMIN_UNAUTHORIZED_DETAIL = "Missing or invalid admin token. Send it as Authorization: Bearer <ADMIN_TOKEN>.";
 /** 32 random base64url characters are 192 bits; `npm start` generates 36. */

@@ -2,10 +2,13 @@
  * The two sides of a capture file as a provider sees them. While scraping, a provider hands its recorder exactly what it
  * hands its pure parser (the captured exchanges, and the few values it reads from the page); on replay, the provider
  * reads the same inputs back by name and runs the same parser. The names are the provider's own ("conversation",
- * "answer_html"); the file format (format.ts) never interprets them.
+ * "answer_html"); the file format (src/capture-files/format.ts) never interprets them.
+ *
+ * It lives below the providers, with the captured exchanges it records: the provider contract names these types, so
+ * they cannot sit with the capture files (src/capture-files/), which replay through the provider registry above.
  */
 import type { z } from "@hono/zod-openapi";
-import type { CapturedExchange, CaptureTransport, StreamCapture } from "../browser/page/capture/types";
+import type { CapturedExchange, CaptureTransport, StreamCapture } from "./types";
 
 /** Where a provider's scrape reports its parser's inputs when the scrape is being captured (`npm run capture`). */
 export interface ScrapeRecorder {
