@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
@@ -42,12 +43,16 @@ function workersRuntime() {
  * Five levels, one folder each under test/ (test/README.md): `unit` runs pure code in Node, browser-free, files in
  * parallel; `replicas` runs each replica's own tests in Node (wire format, faults, layouts; a few pages in Chromium
  * through playwright-core); `integration` runs browser-free tests inside workerd (real D1, KV, Queues, Durable Objects),
- * files in parallel; `e2e` drives every scraper through the Worker with real Chromium against its replica, one file at a
- * time (two cores); `browser` drives the dashboard with playwright-core in Debian's Chromium against a `wrangler dev` of
+ * files in parallel; `e2e` drives every scraper through the Worker with real Chromium against its replica (one file per
+ * process in `npm test`); `browser` drives the dashboard with playwright-core in Debian's Chromium against a `wrangler dev` of
  * the whole Worker. Helpers shared between levels live in test/support/ (test/support/workers/ for the workerd levels).
  */
 export default defineConfig({
   test: {
+    // vitest's own default is one worker fewer than the cores: a single worker on two cores, so the levels whose files
+    // run in parallel (unit, replicas, integration) would not. Their files wait on workerd and I/O as much as they
+    // compute; one worker per core took 124 s instead of 201 s on two cores.
+    maxWorkers: availableParallelism(),
     projects: [
       {
         test: {
@@ -83,6 +88,8 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["test/support/replicas-setup.ts", "test/support/webhook-receiver-setup.ts"],
           setupFiles: ["test/support/workers/setup.ts"],
+          // Files in one run share one replica server, whose fault switches are global: one at a time. `npm test`
+          // runs each file in a process of its own instead, several at once (scripts/run-chromium-lanes.ts).
           fileParallelism: false,
           testTimeout: 120_000,
           hookTimeout: 60_000,

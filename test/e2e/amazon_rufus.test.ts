@@ -242,6 +242,11 @@ describe("a store page without Rufus", () => {
   });
 });
 
-describeProviderContract({ provider: PROVIDER, prompt: "one-product desk lamp", drift: { code: "amazon_rufus.rufus_panel_missing" } });
+describeProviderContract({
+  provider: PROVIDER,
+  prompt: "one-product desk lamp",
+  drift: { code: "amazon_rufus.rufus_panel_missing" },
+  queuePath: true,
+});
 
 describeFuzzedPages({ oracle: amazonRufusOracle, seeds: CI_SEEDS });

@@ -274,7 +274,7 @@ describeFuzzedPages({ oracle: grokOracle, seeds: CI_SEEDS });
 describeProviderContract({
   provider: "grok",
   prompt: "What is the tallest mountain in Europe?",
-  drift: { code: "grok.composer_missing", persistentAsync: true },
+  drift: { code: "grok.composer_missing" },
 });
 
 describe("a client that disconnects", () => {

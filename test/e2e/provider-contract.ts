@@ -10,9 +10,12 @@
  * Layout drift is one more fault: the replica serves a changed page (its composer gone, no block evidence) for the next
  * page loads (`POST /__control/changed-page`). Sync: 502 with the client-safe drift detail, the balance unchanged,
  * nothing cached, and the operator view (`GET /admin/providers`) counting it under the provider's stable drift code.
- * As a job: drift is retryable, so one changed page is retried and done on attempt 2, charged once. A persistent drift
- * costs four full anchor waits (about 20 s each), so only providers that set `drift.persistentAsync` check that it ends
- * failed with one refund (the path after the retries is the same for every provider and fault).
+ *
+ * The queue's side of a failure (retried with back-off, charged once, refunded once after the fourth attempt) is shared
+ * code that reads only the error's kind, and each provider's kinds are checked by the sync cases above. So every
+ * provider runs one job case (a transient fault, retried until done), and the provider that sets `queuePath` also runs
+ * the long ones: a persistent fault (4 attempts, about 14 s), one changed page (retried, done on attempt 2) and a drift
+ * on every attempt (four full anchor waits of about 20 s each, failed with one refund).
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,9 +30,12 @@ export interface ProviderContractOptions {
   /** How the provider shows layout drift: the stable drift code the operator view counts for a changed page. */
   drift: {
     code: string;
-    /** Also check that a drift lasting every attempt fails the job with one refund (about 100 s). */
-    persistentAsync?: boolean;
   };
+  /**
+   * Also run the queue path's long job cases (persistent fault, transient and persistent drift: about 140 s). One
+   * provider sets it: the path is shared, and running it seven times only adds waits.
+   */
+  queuePath?: boolean;
 }
 
 /** Serves the provider's next `count` page loads as a changed page (layout drift), through the replica's control API. */
@@ -169,20 +175,6 @@ export function describeProviderContract(options: ProviderContractOptions): void
       expect(await balanceOf(own.accountId)).toBe(6);
     });
 
-    it("async, persistent fault: 4 attempts, failed with a safe error, credits restored once", async () => {
-      const own = await createTestAccount(9);
-      await replicaControl("faults", { provider, fault: "http_error", count: 4 });
-      const job = await submit(`${options.prompt} (async persistent)`, own.apiKey);
-      const failed = await waitForTerminal(job);
-      expect(failed.status).toBe("failed");
-      expect(failed.attempts).toBe(4);
-      expect(typeof failed.error).toBe("string");
-      expect(failed.error).not.toMatch(/\bat \S+ \(|[{}]/);
-      expect(await balanceOf(own.accountId)).toBe(9);
-      const refunds = (await ledgerOf(own.accountId)).filter((row) => row.kind === "refund");
-      expect(refunds).toHaveLength(1);
-    });
-
     it("layout drift → 502 with the client-safe drift detail, credits restored, nothing cached, counted for the operators", async () => {
       const own = await createTestAccount(30);
       const prompt = `${options.prompt} (drift ${crypto.randomUUID().slice(0, 8)})`;
@@ -206,20 +198,34 @@ export function describeProviderContract(options: ProviderContractOptions): void
       expect(await balanceOf(own.accountId)).toBe(27);
     });
 
-    it("async, transient layout drift (one changed page): retried, done on attempt 2, charged once", async () => {
-      const own = await createTestAccount(9);
-      await serveChangedPages(provider, 1);
-      const job = await submit(`${options.prompt} (async drift)`, own.apiKey);
-      const done = await waitForTerminal(job);
-      expect(done.status, JSON.stringify(done)).toBe("done");
-      expect(done.attempts).toBe(2);
-      expect(await balanceOf(own.accountId)).toBe(6);
-      const ledger = await ledgerOf(own.accountId);
-      expect(ledger.filter((row) => row.kind === "charge")).toHaveLength(1);
-      expect(ledger.filter((row) => row.kind === "refund")).toHaveLength(0);
-    });
+    if (options.queuePath === true) {
+      it("async, persistent fault: 4 attempts, failed with a safe error, credits restored once", async () => {
+        const own = await createTestAccount(9);
+        await replicaControl("faults", { provider, fault: "http_error", count: 4 });
+        const job = await submit(`${options.prompt} (async persistent)`, own.apiKey);
+        const failed = await waitForTerminal(job);
+        expect(failed.status).toBe("failed");
+        expect(failed.attempts).toBe(4);
+        expect(typeof failed.error).toBe("string");
+        expect(failed.error).not.toMatch(/\bat \S+ \(|[{}]/);
+        expect(await balanceOf(own.accountId)).toBe(9);
+        const refunds = (await ledgerOf(own.accountId)).filter((row) => row.kind === "refund");
+        expect(refunds).toHaveLength(1);
+      });
 
-    if (options.drift.persistentAsync === true) {
+      it("async, transient layout drift (one changed page): retried, done on attempt 2, charged once", async () => {
+        const own = await createTestAccount(9);
+        await serveChangedPages(provider, 1);
+        const job = await submit(`${options.prompt} (async drift)`, own.apiKey);
+        const done = await waitForTerminal(job);
+        expect(done.status, JSON.stringify(done)).toBe("done");
+        expect(done.attempts).toBe(2);
+        expect(await balanceOf(own.accountId)).toBe(6);
+        const ledger = await ledgerOf(own.accountId);
+        expect(ledger.filter((row) => row.kind === "charge")).toHaveLength(1);
+        expect(ledger.filter((row) => row.kind === "refund")).toHaveLength(0);
+      });
+
       it("async, persistent layout drift: 4 attempts, failed with the drift detail, credits restored once", {
         timeout: 200_000,
       }, async () => {
