@@ -28,7 +28,9 @@ type CreateAccountOutcome = { status: "created"; account: Account } | { status: 
 
 /**
  * Creates the account and, in the same batch, the ledger row of its sign-up grant (`signup:<account_id>`), so the
- * balance and the ledger agree from the first moment.
+ * balance and the ledger agree from the first moment. An email already in use is found by the insert itself (it inserts
+ * nothing when another account has that email, and the grant only follows an account that exists), not by reading the
+ * unique index's error text; the batch is one transaction, so no other insert comes between the check and the row.
  */
 export async function createAccount(
   db: D1Database,
@@ -39,7 +41,11 @@ export async function createAccount(
   const createdAt = now.toISOString();
   const statements = [
     db
-      .prepare("INSERT INTO accounts (id, name, email, credits, created_at) VALUES (?, ?, ?, ?, ?)")
+      .prepare(
+        `INSERT INTO accounts (id, name, email, credits, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5
+         WHERE ?3 IS NULL OR NOT EXISTS (SELECT 1 FROM accounts WHERE email = ?3)`,
+      )
       .bind(accountId, input.name, input.email, input.credits, createdAt),
   ];
   if (input.credits > 0) {
@@ -47,17 +53,15 @@ export async function createAccount(
       db
         .prepare(
           `INSERT INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, created_at)
-           VALUES (?1, 'grant', ?2, ?2, 'sign-up credits', 'signup:' || ?1, ?3)`,
+           SELECT ?1, 'grant', ?2, ?2, 'sign-up credits', 'signup:' || ?1, ?3
+           WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?1)`,
         )
         .bind(accountId, input.credits, createdAt),
     );
   }
-  try {
-    await db.batch(statements);
-  } catch (error) {
-    if (input.email !== null && /UNIQUE constraint failed: accounts\.email/i.test(String(error))) return { status: "email_taken" };
-    throw error;
-  }
+  const [accountInsert] = await db.batch(statements);
+  if (accountInsert === undefined) throw new Error("D1 returned no result for the account insert");
+  if (accountInsert.meta.changes === 0) return { status: "email_taken" };
   return { status: "created", account: { accountId, name: input.name, email: input.email, credits: input.credits, createdAt } };
 }
 

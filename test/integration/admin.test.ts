@@ -106,9 +106,13 @@ describe("POST /admin/accounts", () => {
 
   it("refuses a second account with the same email (case-insensitive) with 409", async () => {
     await newAccount({ email: "dup@example.com" });
+    const ledgerRows = async () => (await env.DB.prepare("SELECT COUNT(*) AS n FROM credit_ledger").first<{ n: number }>())?.n;
+    const before = await ledgerRows();
     const response = await adminApi("/admin/accounts", { method: "POST", body: { name: "Other", email: "DUP@example.com" } });
     expect(response.status).toBe(409);
     expect(await detail(response)).toBe("email: an account with this email already exists");
+    // the refused account left no sign-up grant behind
+    expect(await ledgerRows()).toBe(before);
   });
 
   it.each([

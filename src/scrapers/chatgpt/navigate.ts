@@ -148,7 +148,8 @@ async function openDeepLink(nav: Navigator, page: Page, url: string): Promise<vo
     await nav.goto(url);
   } catch (error) {
     nav.throwIfAborted();
-    if ([page.url(), String(error), ...hops].some((visited) => CHATGPT_LOGIN_HOSTS.test(visited))) throw loginWallFailure(error);
+    // the page's URL and every hop the main frame requested (each redirect is a request of its own), never the error's text
+    if ([page.url(), ...hops].some((visited) => CHATGPT_LOGIN_HOSTS.test(visited))) throw loginWallFailure(error);
     throw new UpstreamError(CHATGPT_DETAIL.unreachable, { retryable: true, cause: error });
   } finally {
     page.off("request", onRequest);
