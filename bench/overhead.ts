@@ -2,7 +2,7 @@
  * Overhead per scraper (issue 14, item 1): the replica's answer time is set to exactly T (`total_ms`), then the first
  * scrape of the scraper (which may launch a browser session) and `runs` warm sequential sync scrapes are timed end to
  * end; overhead = latency − T. The per-step breakdown is the median of each step over the warm scrapes, from the
- * Worker's structured `scrape_steps` lines (src/browser/step-timings.ts).
+ * Worker's structured `scrape_steps` lines (src/browser/page/step-timings.ts).
  */
 import { BENCH_COUNTRY, setAnswerTime, timedScrape, untilPoolIdle } from "./client";
 import { milliseconds, percentile, row } from "./figures";

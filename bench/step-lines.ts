@@ -1,5 +1,5 @@
 /**
- * Collects the Worker's `{"event":"scrape_steps",…}` lines (src/browser/step-timings.ts) from wrangler's output, so a
+ * Collects the Worker's `{"event":"scrape_steps",…}` lines (src/browser/page/step-timings.ts) from wrangler's output, so a
  * bench section can print the median of each step over its scrapes.
  */
 import { percentile } from "./figures";

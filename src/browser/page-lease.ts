@@ -24,7 +24,7 @@ import type { AcquireResult } from "./pool-types";
 import { classifyPageError, isBrowserCrash, type PageLossWatch, watchPageLoss } from "./page-loss";
 import { openLocalisedPage, puppeteer, type PageRequest } from "./session";
 import { PageSession } from "./page/page-session";
-import { StepLog, stepTimingsEnabled, writeStepLog } from "./step-timings";
+import { StepLog, stepTimingsEnabled, writeStepLog } from "./page/step-timings";
 import { type NextPage, prepareNextPage, takeWarmPage } from "./warm-page";
 
 /** Time a lease may outlive the caller's deadline (closing the page, handing the session back). */

@@ -18,7 +18,8 @@
  * (Copilot's socket took ~40 ms to open instead of ~12; docs/performance.md, round 5).
  */
 import type { Browser } from "@cloudflare/puppeteer";
-import { type HotMark, inspectHotPage, prepareHotPage } from "./hot-page";
+import { inspectHotPage, prepareHotPage } from "./hot-page";
+import type { HotMark } from "./page/hot-page-state";
 import type { PageSession } from "./page/page-session";
 import { type ContextPage, openBlankPage } from "./session";
 

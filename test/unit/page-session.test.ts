@@ -4,10 +4,10 @@
  * each is exercised here without a pool, a browser or a replica.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { HotMark } from "../../src/browser/hot-page";
+import type { HotMark } from "../../src/browser/page/hot-page-state";
 import { CAPTURE_HOT } from "../../src/browser/page/capture/page-hook";
 import { PageSession } from "../../src/browser/page/page-session";
-import { StepLog } from "../../src/browser/step-timings";
+import { StepLog } from "../../src/browser/page/step-timings";
 
 const LANDING = "https://chat.example/";
 const RULES = [{ name: "stream", source: "/api/stream", flags: "", transports: ["fetch"] }];

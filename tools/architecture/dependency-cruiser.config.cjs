@@ -74,6 +74,17 @@ module.exports = {
       to: { path: "^src/", pathNot: "^src/(params/|schemas/|errors\\.ts$|util/)" },
     },
     {
+      name: "browser-page-imports-only-below",
+      comment:
+        "src/browser/page/ (the page session with its step log and hot-page state, capture/, navigation/) is the page " +
+        "machinery the providers drive, below the rest of src/browser/ (pool, leases, sessions, hot and warm page " +
+        "preparation), which hands it a page: it may import itself, src/errors.ts and src/util/ only, never the browser " +
+        "layer that drives it.",
+      severity: "error",
+      from: { path: "^src/browser/page/" },
+      to: { path: "^src/", pathNot: "^src/(browser/page/|errors\\.ts$|util/)" },
+    },
+    {
       name: "browser-imports-only-below",
       comment:
         "src/browser/ (the pool, sessions, pages and the page machinery the providers drive: browser/page/) is below " +

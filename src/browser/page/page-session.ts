@@ -2,8 +2,8 @@
  * One scrape's page and what the scrape learns about it as it goes, in one object the browser layer creates with the
  * page lease (src/browser/page-lease.ts) and hands to the provider in its scrape context; the provider passes it
  * on to the capture layer and the navigation engine it drives. It holds:
- * - the step log (src/browser/step-timings.ts): the engine and the capture layer time their steps into it;
- * - the hot-page state (src/browser/hot-page.ts): the capture rules and landing this scrape started with (the next
+ * - the step log (src/browser/page/step-timings.ts): the engine and the capture layer time their steps into it;
+ * - the hot-page state (src/browser/page/hot-page-state.ts): the capture rules and landing this scrape started with (the next
  *   scrape's page repeats them) and, on a hot page, how far its hook's claim and its landing skip went;
  * - the answer-started signal: the capture layer raises it when the page sent its answer request, and the browser
  *   layer then prepares the next scrape's page (src/browser/warm-page.ts).
@@ -11,8 +11,8 @@
  * every signature that uses it, and a session built around a stub page exercises it without a pool or a browser.
  */
 import type { Page } from "@cloudflare/puppeteer";
-import { type ClaimablePage, type HotMark, HotPageState } from "../hot-page";
-import { StepLog } from "../step-timings";
+import { type ClaimablePage, type HotMark, HotPageState } from "./hot-page-state";
+import { StepLog } from "./step-timings";
 
 export interface PageSessionOptions {
   /** The scrape's step log (the browser layer's, which also timed the lease); a new one when absent. */

@@ -12,7 +12,7 @@ import type { Page } from "@cloudflare/puppeteer";
 import { ScraperDriftError, UpstreamError } from "../../errors";
 import { type CaptureSession, startCapture } from "../../browser/page/capture/capture";
 import type { PageSession } from "../../browser/page/page-session";
-import type { StepLog } from "../../browser/step-timings";
+import type { StepLog } from "../../browser/page/step-timings";
 import type { CapturedExchange } from "../../browser/page/capture/types";
 import { createNavigator, matchNames, type Navigator, type PageElement } from "../../browser/page/navigation/engine";
 import type { BlockKind } from "../../browser/page/navigation/walls";

@@ -17,7 +17,7 @@
  */
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
-import type { StepLog } from "../../step-timings";
+import type { StepLog } from "../step-timings";
 import type { PageSession } from "../page-session";
 import type { CapturedExchange } from "../capture/types";
 import { IS_VISIBLE } from "./in-page";
