@@ -51,12 +51,6 @@ export interface ProviderAccountPolicy<Params> {
   readonly anonymousFallback?: boolean;
 }
 
-/** The part of every answer the pipeline relies on; a provider's answer schema extends it. */
-export interface AnswerBase {
-  result: string;
-  result_markdown: string | null;
-}
-
 export interface ProviderDefinition<Id extends string, Shape extends ProviderParamShape, Answer extends z.ZodObject<z.ZodRawShape>> {
   /** The path segment: `/scrapers/{id}`. */
   readonly id: Id;

@@ -83,7 +83,7 @@ function pascalCase(id: string): string {
 }
 
 /** The environment variable that overrides a provider's origin: `PROVIDER_ORIGIN_<ID>`. */
-export function originVariableOf(id: string): string {
+function originVariableOf(id: string): string {
   return `PROVIDER_ORIGIN_${id.toUpperCase()}`;
 }
 

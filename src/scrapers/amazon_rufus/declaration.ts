@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { MARKETPLACE_COUNTRIES, MARKETPLACE_HOSTS } from "./marketplaces";
 
-export const RufusProductSchema = z
+const RufusProductSchema = z
   .object({
     asin: z.string().openapi({ description: "Amazon Standard Identification Number", example: "B0EXAMPLE1" }),
     title: z.string().openapi({ description: "Product title as the card shows it", example: "Example Lamp, White" }),

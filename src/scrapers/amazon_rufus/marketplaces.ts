@@ -31,7 +31,7 @@ export type MarketplaceCountry = keyof typeof MARKETPLACE_DOMAINS;
 
 export const MARKETPLACE_COUNTRIES: readonly MarketplaceCountry[] = Object.keys(MARKETPLACE_DOMAINS).filter(isMarketplaceCountry);
 
-export function isMarketplaceCountry(country: string): country is MarketplaceCountry {
+function isMarketplaceCountry(country: string): country is MarketplaceCountry {
   return Object.hasOwn(MARKETPLACE_DOMAINS, country);
 }
 

@@ -31,7 +31,7 @@ export function nodeText(node: unknown): string {
 }
 
 /** Every node of `type` in the tree, depth first, in document order. */
-export function nodesOfType(node: unknown, type: string): JsonRecord[] {
+function nodesOfType(node: unknown, type: string): JsonRecord[] {
   if (!isRecord(node)) return [];
   const found: JsonRecord[] = node.type === type ? [node] : [];
   for (const child of childrenOf(node)) found.push(...nodesOfType(child, type));
@@ -102,7 +102,7 @@ export function cardRating(card: JsonRecord): CardRating {
 }
 
 /** A string or number field as text (trimmed); anything else is "". */
-export function stringOf(value: unknown): string {
+function stringOf(value: unknown): string {
   if (typeof value === "string") return value.trim();
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   return "";

@@ -196,7 +196,7 @@ interface OperationOutcome {
  * object is created, as the site's own client does); `append` concatenates strings, extends lists and merges objects;
  * `truncate` shortens a string or list; `patch` applies its list of operations, their paths relative to `path`.
  */
-export function applyDeltaOperation(document: unknown, path: string, op: string, operand: unknown): OperationOutcome {
+function applyDeltaOperation(document: unknown, path: string, op: string, operand: unknown): OperationOutcome {
   switch (op) {
     case "add":
     case "replace":

@@ -12,7 +12,7 @@ const LinkSchema = z.object({
 });
 
 /** What the parser extracts from the captured conversation stream. */
-export const ChatgptParsedAnswerSchema = z.object({
+const ChatgptParsedAnswerSchema = z.object({
   result: z.string(),
   result_markdown: z.string().nullable(),
   links: z.array(LinkSchema).openapi({ description: "Every hyperlink of the reply in order: citations and ordinary links" }),

@@ -3,8 +3,8 @@ import { z } from "@hono/zod-openapi";
 import { modeParam } from "../../params/common-params";
 
 /** API modes; each is also the `send.mode` value the page puts on the wire (copilot.md §1). */
-export const COPILOT_MODES = ["search", "smart", "chat", "reasoning", "study"] as const;
-export const CopilotModeSchema = z.enum(COPILOT_MODES);
+const COPILOT_MODES = ["search", "smart", "chat", "reasoning", "study"] as const;
+const CopilotModeSchema = z.enum(COPILOT_MODES);
 export type CopilotMode = z.infer<typeof CopilotModeSchema>;
 
 export const COPILOT_PARAMS = {
@@ -15,7 +15,7 @@ export const COPILOT_PARAMS = {
   ),
 };
 
-export const CopilotCitationSchema = z
+const CopilotCitationSchema = z
   .object({
     title: z.string().openapi({ description: "Title of the cited page (its hostname when Copilot gave none)" }),
     url: z.string().openapi({ format: "uri" }),
@@ -24,7 +24,7 @@ export const CopilotCitationSchema = z
 export type CopilotCitation = z.infer<typeof CopilotCitationSchema>;
 
 /** What the Copilot parser extracts from the chat exchange. */
-export const CopilotParsedAnswerSchema = z.object({
+const CopilotParsedAnswerSchema = z.object({
   result: z.string(),
   result_markdown: z.string().nullable(),
   citations: z.array(CopilotCitationSchema).openapi({ description: "Pages Copilot cited, in order, de-duplicated by url" }),

@@ -4,8 +4,6 @@ import { COPILOT_DOMAINS, COPILOT_PARAMS, CopilotAnswerSchema } from "./declarat
 import { captureCopilotExchange } from "./navigate";
 import { parseCopilotChat } from "./parse";
 
-export { COPILOT_MODES } from "./declaration";
-
 /** The name the chat WebSocket is recorded under in a capture file. */
 const CHAT = "chat";
 

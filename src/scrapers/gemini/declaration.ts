@@ -1,7 +1,7 @@
 /** Gemini's declarations (the search-company assistant, spec §2.6, §4.3): answer schema, domains, example. */
 import { z } from "@hono/zod-openapi";
 
-export const GeminiCitationSchema = z.object({
+const GeminiCitationSchema = z.object({
   title: z.string().openapi({ description: "Title of the source card" }),
   url: z.string().openapi({ description: "The source's URL (Google redirects unwrapped, text fragments removed)" }),
   snippet: z.string().openapi({ description: "Text of the source card; empty when the card shows none" }),

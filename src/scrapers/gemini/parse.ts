@@ -12,8 +12,6 @@ import { type GeminiCitation, type GeminiPageSnapshot, readGeminiCitations } fro
 import { normaliseMarkdownUrls } from "./source-url";
 import { type GeminiErrorEnvelope, type GeminiWire, readGeminiWire } from "./wire";
 
-export type { GeminiPageSnapshot };
-
 export interface GeminiAnswer {
   result: string;
   result_markdown: string | null;

@@ -9,7 +9,7 @@ import { sameLanguage } from "./language";
 import { parseJsonOrUndefined } from "../../util/json-record";
 
 /** The inner list of `f.req=[null,"<inner JSON>"]` in a form-encoded StreamGenerate body. */
-export function innerRequestList(requestBody: string): unknown[] | null {
+function innerRequestList(requestBody: string): unknown[] | null {
   const fReq = new URLSearchParams(requestBody).get("f.req");
   if (fReq === null) return null;
   const outer = parseJsonOrUndefined(fReq);

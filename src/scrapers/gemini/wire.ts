@@ -91,7 +91,7 @@ function readInner(wire: GeminiWire, inner: readonly unknown[]): void {
 }
 
 /** `[8][0]`: 1 = in progress, 2 = complete; null when absent. */
-export function candidateState(candidate: readonly unknown[]): number | null {
+function candidateState(candidate: readonly unknown[]): number | null {
   const state: unknown = Array.isArray(candidate[8]) ? candidate[8][0] : undefined;
   return typeof state === "number" ? state : null;
 }

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 
 export const GOOGLE_AI_MODE_ID = "google_ai_mode";
 
-export const CitationSchema = z
+const CitationSchema = z
   .object({
     title: z.string().openapi({ description: "Title of the cited page" }),
     url: z.string().openapi({ description: "URL of the cited page (Google redirects unwrapped, #:~:text= fragments removed)" }),
@@ -11,7 +11,7 @@ export const CitationSchema = z
   })
   .openapi("GoogleAiModeCitation");
 
-export const SearchResultSchema = z
+const SearchResultSchema = z
   .object({
     title: z.string().openapi({ description: "Title of the page" }),
     url: z.string().openapi({ description: "URL of the page" }),

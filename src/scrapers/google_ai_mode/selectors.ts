@@ -61,7 +61,7 @@ export const READY_TEXT = /^AI Mode response is ready\.?$/i;
 /** Elements that only a finished response has (in the fragment, where labels are as sent). */
 export const COMPLETION_SELECTORS = ['[data-complete="true"]', '[aria-label="Helpful" i]'] as const;
 /** The feedback button's name, compared case- and space-insensitively in the page (labels there may be restyled). */
-export const HELPFUL_LABEL = "helpful";
+const HELPFUL_LABEL = "helpful";
 
 /** Google's own pages: links to them are chrome, not sources. */
 export const GOOGLE_HOST = /^(?:[\w-]+\.)*google\.(?:com|[a-z]{2,3}|co\.[a-z]{2}|com\.[a-z]{2})$/i;

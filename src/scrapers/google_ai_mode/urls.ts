@@ -19,7 +19,7 @@ export function isGoogleUrl(url: URL): boolean {
 }
 
 /** The target of a Google redirect (`/url?q=…`, or `url=…` on some builds), or null when `url` is not one. */
-export function redirectTarget(url: URL): string | null {
+function redirectTarget(url: URL): string | null {
   if (!isGoogleUrl(url) || url.pathname !== "/url") return null;
   const target = url.searchParams.get("q") ?? url.searchParams.get("url");
   return target === null || target.trim() === "" ? null : target.trim();

@@ -4,7 +4,7 @@ import { modeParam } from "../../params/common-params";
 import { ConversationSchema, SocialResultSchema, WebSourceSchema } from "../../schemas/responses";
 
 export const GROK_MODES = ["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"] as const;
-export const GrokModeSchema = z.enum(GROK_MODES);
+const GrokModeSchema = z.enum(GROK_MODES);
 export type GrokMode = z.infer<typeof GrokModeSchema>;
 
 export const GROK_PARAMS = {
@@ -16,7 +16,7 @@ export const GROK_PARAMS = {
 };
 
 /** What the Grok parser extracts from one captured exchange (everything of §2.2 that comes from the provider). */
-export const GrokParsedAnswerSchema = z.object({
+const GrokParsedAnswerSchema = z.object({
   result: z.string(),
   result_markdown: z.string().nullable(),
   web_sources: z.array(WebSourceSchema),

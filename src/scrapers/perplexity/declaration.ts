@@ -6,7 +6,7 @@ export const PERPLEXITY_PARAMS = {
   web_search: booleanParam("web_search", true, "true searches the web before answering; false answers from trained knowledge only"),
 };
 
-export const PerplexitySourceSchema = z.object({
+const PerplexitySourceSchema = z.object({
   title: z.string().openapi({ description: "Title of the cited page" }),
   url: z.string().openapi({ description: "Absolute URL of the cited page" }),
   snippet: z.string().openapi({ description: 'Excerpt Perplexity showed for the page ("" when it sent none)' }),

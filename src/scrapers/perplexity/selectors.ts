@@ -6,7 +6,7 @@ import type { BlockSignatures } from "../../browser/page/navigation/walls";
 import type { CaptureRule, OutgoingPatch } from "../../browser/page/capture/types";
 
 /** The answer stream (`/rest/sse/perplexity_ask`), not its `/reconnect/{uuid}` sibling. */
-export const PERPLEXITY_ASK_URL = /\/rest\/sse\/perplexity_ask(?:[?#]|$)/;
+const PERPLEXITY_ASK_URL = /\/rest\/sse\/perplexity_ask(?:[?#]|$)/;
 export const ASK_RULE = "ask";
 export const PERPLEXITY_CAPTURE_RULES: readonly CaptureRule[] = [{ name: ASK_RULE, url: PERPLEXITY_ASK_URL, transports: ["fetch", "xhr"] }];
 

@@ -222,7 +222,7 @@ export function requireJsonRequestBody(exchange: CapturedExchange, provider: str
 }
 
 /** Case- and whitespace-insensitive form of an accessible name or label. */
-export function normaliseName(name: string): string {
+function normaliseName(name: string): string {
   return name.replace(/\s+/g, " ").trim().toLowerCase();
 }
 
@@ -858,7 +858,7 @@ const COMPOSER_TEXT = `function () {
  * Whether the composer's text is the prompt. Letters and digits are compared (an editor may render line breaks as
  * paragraphs, collapse spaces or turn "* " into a list item: the characters a person typed are what counts).
  */
-export function holdsText(held: string | null, prompt: string): boolean {
+function holdsText(held: string | null, prompt: string): boolean {
   if (held === null) return false;
   const significant = (text: string) => text.replace(/[^\p{L}\p{N}]/gu, "");
   return significant(held) === significant(prompt);

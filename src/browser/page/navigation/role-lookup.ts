@@ -45,7 +45,7 @@ export async function roleCandidates(cdp: CDPSession, roles: readonly string[], 
 }
 
 /** The CSS selector of the elements that may have one of `roles`. */
-export function roleSelector(roles: readonly string[]): string {
+function roleSelector(roles: readonly string[]): string {
   return roles
     .flatMap((role) => {
       const implicit = IMPLICIT_ROLES[role];

@@ -20,7 +20,7 @@ const SIGN_IN_DIALOG = `(dialog) => {
 }`;
 
 /** In-page: visible, modal-looking dialogs (role dialog/alertdialog, aria-modal, an open <dialog>), in document order. */
-export const SHOWN_DIALOGS = `Array.from(document.querySelectorAll('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]')).filter((dialog) => {
+const SHOWN_DIALOGS = `Array.from(document.querySelectorAll('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]')).filter((dialog) => {
   const style = getComputedStyle(dialog);
   return style.visibility !== "hidden" && style.display !== "none" && dialog.getClientRects().length > 0 && !dialog.parentElement?.closest('[role="dialog"], [role="alertdialog"], [aria-modal="true"], dialog[open]');
 })`;

@@ -10,7 +10,7 @@ import { render } from "dom-serializer";
 import { parseDocument } from "htmlparser2";
 
 export type { AnyNode, Document, Element };
-export { isComment, isTag, isText };
+export { isTag, isText };
 
 /** Parses an HTML document or fragment. Entities in text and attributes are decoded. */
 export function parseHtml(html: string): Document {

@@ -6,8 +6,6 @@
 import { applyPatch, type Operation } from "rfc6902";
 import { Pointer, unescapeToken } from "rfc6902/pointer";
 
-export type JsonPatchOperation = Operation;
-
 export interface PatchOutcome<T> {
   document: T;
   /** Operations that could not be applied. */

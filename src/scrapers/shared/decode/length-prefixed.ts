@@ -30,7 +30,7 @@ export function decodeLengthPrefixed(chunks: Iterable<Uint8Array>): LengthPrefix
 }
 
 /** Incremental decoder: push byte chunks as they arrive, then call {@link LengthPrefixedDecoder.end}. */
-export class LengthPrefixedDecoder {
+class LengthPrefixedDecoder {
   private readonly text = new TextDecoder("utf-8");
   private buffer = "";
   private prefixChecked = false;
