@@ -76,7 +76,9 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   app.onError((error, c) => {
     const serviceError =
-      error instanceof HTTPException && !(error instanceof ServiceError) ? serviceErrorOfHttpException(error) : toServiceError(error);
+      error instanceof HTTPException && !(error instanceof ServiceError)
+        ? serviceErrorOfHttpException(error, c.req.header("content-type"))
+        : toServiceError(error);
     if (serviceError.status >= 500) {
       // The cause stays in the log; the client gets only the safe detail.
       console.error(`${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);

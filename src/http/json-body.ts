@@ -11,8 +11,6 @@ import type { ValidationIssues } from "../params/common-params";
 export const JSON_CONTENT_TYPE_DETAIL = "Send the body as JSON with Content-Type: application/json.";
 export const MALFORMED_JSON_DETAIL = "Request body: not valid JSON. Send a JSON object with Content-Type: application/json.";
 
-/** Hono's validator raises this exact message when `JSON.parse` fails on a body declared as JSON. */
-const HONO_MALFORMED_JSON_MESSAGE = "Malformed JSON in request body";
 const UNKNOWN_FIELD_PREFIX = "Unknown field";
 
 /** The media types Hono's validator reads as JSON (`application/json`, `application/problem+json`…), parameters allowed. */
@@ -55,10 +53,14 @@ export function describeBodyValidationError(error: ValidationIssues): string {
   return `${field}: ${issue.message}`;
 }
 
-/** Hono's own HTTP failures (raised before any route code runs) as service errors with a clear detail and code. */
-export function serviceErrorOfHttpException(error: HTTPException): ServiceError {
+/**
+ * Hono's own HTTP failures (raised before any route code runs) as service errors with a clear detail and code. Hono's
+ * validator reads a body only when the request says it is JSON, and its one 400 then is a body `JSON.parse` refused;
+ * that is known from the request's Content-Type, never from the exception's wording.
+ */
+export function serviceErrorOfHttpException(error: HTTPException, contentType: string | undefined): ServiceError {
   if (error.status === 415) return new UnsupportedMediaTypeError(JSON_CONTENT_TYPE_DETAIL);
-  if (error.status === 400 && error.message === HONO_MALFORMED_JSON_MESSAGE)
+  if (error.status === 400 && contentType !== undefined && JSON_MEDIA_TYPE.test(contentType))
     return new InvalidParameterError(MALFORMED_JSON_DETAIL, "malformed_json");
   if (error.status === 400) return new InvalidParameterError("Malformed request.");
   return new ServiceError(error.status, "Request failed.");
