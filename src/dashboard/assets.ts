@@ -28,8 +28,9 @@ p { margin: 0 0 12px; }
 .brand { display: flex; align-items: center; gap: 10px; font-weight: 700; color: var(--text); white-space: nowrap; }
 .brand:hover { text-decoration: none; }
 .brand-mark { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #4338ca); display: grid; place-items: center; }
-.nav { display: flex; gap: 4px; flex: 1; }
-.nav a { color: var(--muted); padding: 8px 12px; border-radius: 8px; font-weight: 500; }
+/* The links wrap onto another row rather than run off-screen, and a link never breaks inside its name ("API keys"). */
+.nav { display: flex; flex-wrap: wrap; gap: 4px; flex: 1; }
+.nav a { color: var(--muted); padding: 8px 12px; border-radius: 8px; font-weight: 500; white-space: nowrap; }
 .nav a:hover { background: var(--bg); text-decoration: none; color: var(--text); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
 .account-menu { display: flex; align-items: center; gap: 12px; color: var(--muted); font-size: .9rem; }
@@ -139,7 +140,9 @@ input[type="text"]:focus { outline: 2px solid var(--accent-soft); border-color: 
 @media (max-width: 640px) {
   body { font-size: 15px; }
   .topbar-inner { gap: 8px 16px; padding: 10px 16px 0; }
-  .nav { order: 3; flex-basis: 100%; overflow-x: auto; margin: 0 -8px; padding-bottom: 6px; }
+  /* A row of its own under the brand; on a phone every section stays in view (two rows at 390 px), none scrolled away. */
+  .nav { order: 3; flex-basis: 100%; gap: 2px; margin: 0 -8px; padding-bottom: 8px; }
+  .nav a { padding: 6px 8px; }
   .account-menu .account-name { display: none; }
   .account-menu { margin-left: auto; }
   main { padding: 20px 16px 48px; }

@@ -29,12 +29,13 @@ h2 { font-size: 1.1rem; margin: 0; }
 .banner.up { background: var(--ok-soft); border-color: #b5e3c5; }
 .banner.degraded { background: var(--warn-soft); border-color: #f3d9a4; }
 .banner.down { background: var(--bad-soft); border-color: #f5c2bd; }
-.banner.unknown { background: var(--none-soft); border-color: var(--border); }
+.banner.unknown, .banner.partial { background: var(--none-soft); border-color: var(--border); }
+.banner p.headline-detail { color: var(--text); font-size: .95rem; }
 .dot { width: 14px; height: 14px; border-radius: 50%; flex: none; }
 .up .dot, .dot.up { background: var(--ok); }
 .degraded .dot, .dot.degraded { background: #d68f00; }
 .down .dot, .dot.down { background: var(--bad); }
-.unknown .dot, .dot.unknown { background: var(--faint); }
+.unknown .dot, .dot.unknown, .partial .dot { background: var(--faint); }
 .providers { display: grid; gap: 14px; }
 .provider { background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); overflow: hidden; }
 .provider-head { display: flex; align-items: center; justify-content: space-between; gap: 12px; padding: 14px 20px; flex-wrap: wrap; }

@@ -4,6 +4,7 @@ import { FAILURE_REASON_LABELS } from "../status/failure-reason";
 import { STATUS_THRESHOLDS } from "../status/status-levels";
 import type { ProviderState, ProviderStatus, ServiceStatus, WindowFigures } from "../status/status-schema";
 import { relativeTime } from "../util/relative-time";
+import { statusHeadline } from "./status-headline";
 
 /** The page reloads itself this often (seconds); the figures behind it are at most 30 s old. */
 const REFRESH_SECONDS = 60;
@@ -13,13 +14,6 @@ const STATE_LABELS: Readonly<Record<ProviderState, string>> = {
   degraded: "Degraded",
   down: "Down",
   unknown: "No data",
-};
-
-const HEADLINES: Readonly<Record<ServiceStatus["status"], string>> = {
-  up: "All providers are up",
-  degraded: "Some providers are degraded or down",
-  down: "All providers are down",
-  unknown: "No scrapes in the last hour yet",
 };
 
 const UTC_TIME = new Intl.DateTimeFormat("en-GB", {
@@ -76,7 +70,17 @@ function When({ iso, now }: { iso: string; now: number }) {
   );
 }
 
-function ProviderCard({ provider, now }: { provider: ProviderStatus; now: number }) {
+/** No failure on record: said over the history that exists, never over a window the log does not hold yet. */
+function NoFailure({ historySince }: { historySince: string | null }) {
+  if (historySince === null) return <strong>none on record</strong>;
+  return (
+    <strong>
+      none since <time datetime={historySince}>{utc(historySince)}</time>
+    </strong>
+  );
+}
+
+function ProviderCard({ provider, now, historySince }: { provider: ProviderStatus; now: number; historySince: string | null }) {
   const headingId = `provider-${provider.provider}`;
   return (
     <article class="provider" aria-labelledby={headingId}>
@@ -124,7 +128,7 @@ function ProviderCard({ provider, now }: { provider: ProviderStatus; now: number
         <span>
           Last failure:{" "}
           {provider.last_failure === null ? (
-            <strong>none in 8 days</strong>
+            <NoFailure historySince={historySince} />
           ) : (
             <>
               <strong>{FAILURE_REASON_LABELS[provider.last_failure.reason]}</strong> (
@@ -145,6 +149,7 @@ export function statusPageHtml(status: ServiceStatus) {
 
 function StatusPage({ status }: { status: ServiceStatus }) {
   const now = new Date(status.generated_at).getTime();
+  const headline = statusHeadline(status);
   return (
     <html lang="en">
       <head>
@@ -176,7 +181,8 @@ function StatusPage({ status }: { status: ServiceStatus }) {
           <section class={`banner ${status.status}`} aria-live="polite">
             <span class="dot" aria-hidden="true"></span>
             <div>
-              <h1>{HEADLINES[status.status]}</h1>
+              <h1>{headline.title}</h1>
+              {headline.detail !== null && <p class="headline-detail">{headline.detail}</p>}
               <p>
                 Updated <time datetime={status.generated_at}>{utc(status.generated_at)}</time>. This page refreshes every minute.
               </p>
@@ -184,7 +190,7 @@ function StatusPage({ status }: { status: ServiceStatus }) {
           </section>
           <section class="providers" aria-label="Providers">
             {status.providers.map((provider) => (
-              <ProviderCard provider={provider} now={now} />
+              <ProviderCard provider={provider} now={now} historySince={status.history_since} />
             ))}
           </section>
           <section class="explain">
@@ -208,6 +214,10 @@ function StatusPage({ status }: { status: ServiceStatus }) {
                 <strong>Up</strong>: otherwise. <strong>No data</strong>: no scrape of that provider in the last hour.
               </li>
             </ul>
+            <p>
+              The headline says all providers are up only when every provider has data and is up. Outcomes are kept 8 days: the last failure
+              is the latest on record, so "none since" gives the oldest outcome the service holds.
+            </p>
             <p>
               Machine-readable: <a href="/status.json">/status.json</a>.
             </p>

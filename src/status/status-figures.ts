@@ -71,6 +71,9 @@ SELECT provider, COUNT(DISTINCT account_tag) AS accounts
 const LAST_CANARY_SQL =
   "SELECT provider, MAX(at) AS at FROM scrape_outcomes WHERE source = 'canary' AND at > ?1 AND at <= ?2 GROUP BY provider";
 
+/** The oldest outcome kept, of any provider: through scrape_outcomes_at, one index lookup. */
+const FIRST_OUTCOME_SQL = "SELECT MIN(at) AS at FROM scrape_outcomes WHERE at > ?1 AND at <= ?2";
+
 const EMPTY_WINDOW: WindowFigures = { scrapes: 0, succeeded: 0, success_rate: null, p50_ms: null, p95_ms: null };
 
 function windowFigures(row: WindowRow | undefined): WindowFigures {
@@ -94,14 +97,16 @@ function isFailureReason(value: string): value is FailureReason {
 
 /** The status of every declared provider at `now`. */
 export async function computeServiceStatus(db: D1Database, now = Date.now()): Promise<ServiceStatus> {
-  const [hour, day, rounds, failures, canaries, failingAccounts] = await db.batch<Record<string, unknown>>([
+  const [hour, day, rounds, failures, canaries, failingAccounts, firstOutcome] = await db.batch<Record<string, unknown>>([
     db.prepare(WINDOW_SQL).bind(now - HOUR_MS, now),
     db.prepare(WINDOW_SQL).bind(now - DAY_MS, now),
     db.prepare(ROUNDS_SQL).bind(now - HOUR_MS, now),
     db.prepare(LAST_FAILURE_SQL).bind(now - OUTCOME_RETENTION_MS, now),
     db.prepare(LAST_CANARY_SQL).bind(now - OUTCOME_RETENTION_MS, now),
     db.prepare(FAILING_ACCOUNTS_SQL).bind(now - HOUR_MS, now),
+    db.prepare(FIRST_OUTCOME_SQL).bind(now - OUTCOME_RETENTION_MS, now),
   ]);
+  const historySince = firstOutcome?.results[0]?.at;
   const hourRows = byProviderAndSource(readWindowRows(hour?.results));
   const dayRows = byProviderAndSource(readWindowRows(day?.results));
   const roundsOf = groupRounds(rounds?.results ?? []);
@@ -143,7 +148,12 @@ export async function computeServiceStatus(db: D1Database, now = Date.now()): Pr
       last_failure: failure === undefined ? null : { reason: failure.reason, source: failure.source, at: isoTimestamp(failure.at) },
     };
   });
-  return { status: serviceState(providers.map((provider) => provider.status)), generated_at: isoTimestamp(now), providers };
+  return {
+    status: serviceState(providers.map((provider) => provider.status)),
+    generated_at: isoTimestamp(now),
+    history_since: typeof historySince === "number" ? isoTimestamp(historySince) : null,
+    providers,
+  };
 }
 
 function readWindowRows(rows: readonly Record<string, unknown>[] | undefined): WindowRow[] {

@@ -67,11 +67,15 @@ export function providerState({ lastHour, recentRounds }: ProviderEvidence): Pro
   return "up";
 }
 
-/** The whole service: up when no provider is degraded or down, down when every provider with data is down. */
+/**
+ * The whole service: up only when every provider has data and is up (a provider without data is not known to be up);
+ * partial when none is degraded or down but some have no data; down when every provider with data is down; degraded
+ * otherwise; unknown when none has data.
+ */
 export function serviceState(states: readonly ProviderState[]): ServiceStatus["status"] {
   const known = states.filter((state) => state !== "unknown");
   if (known.length === 0) return "unknown";
   if (known.every((state) => state === "down")) return "down";
   if (known.some((state) => state === "down" || state === "degraded")) return "degraded";
-  return "up";
+  return known.length === states.length ? "up" : "partial";
 }

@@ -8,6 +8,9 @@ import { FAILURE_REASONS } from "./failure-reason";
 const PROVIDER_STATES = ["up", "degraded", "down", "unknown"] as const;
 export type ProviderState = (typeof PROVIDER_STATES)[number];
 
+/** A provider's states, and `partial`: none degraded or down, but some without data (status-levels.ts, serviceState). */
+const SERVICE_STATES = ["up", "partial", "degraded", "down", "unknown"] as const;
+
 const WindowFiguresSchema = z
   .object({
     scrapes: z.number().int().openapi({ description: "Scrapes that reached the provider in the window" }),
@@ -38,17 +41,30 @@ const ProviderStatusSchema = z
     canaries: SourceFiguresSchema.openapi({ description: "The scheduled canary scrapes" }),
     traffic: SourceFiguresSchema.openapi({ description: "Customer scrapes (sync and job attempts; cache hits excluded)" }),
     last_canary_at: z.string().nullable().openapi({ format: "date-time" }),
-    last_failure: LastFailureSchema.nullable().openapi({ description: "The latest failed scrape of the last 8 days" }),
+    last_failure: LastFailureSchema.nullable().openapi({
+      description: "The latest failed scrape on record (since history_since, at most 8 days); null if none",
+    }),
   })
   .openapi("ProviderStatus");
 export type ProviderStatus = z.infer<typeof ProviderStatusSchema>;
 
 export const ServiceStatusSchema = z
   .object({
-    status: z
-      .enum(["up", "degraded", "down", "unknown"])
-      .openapi({ description: "up: no provider degraded or down; down: every provider with data is down; else degraded" }),
+    status: z.enum(SERVICE_STATES).openapi({
+      description:
+        "up: every provider has data and is up; partial: none degraded or down, but some without data in the last hour; " +
+        "down: every provider with data is down; degraded: anything between; unknown: no provider has data in the last hour",
+    }),
     generated_at: z.string().openapi({ format: "date-time" }),
+    history_since: z
+      .string()
+      .nullable()
+      .openapi({
+        format: "date-time",
+        description:
+          "The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure " +
+          "cover only the time since. null when none is on record (a new deployment): no provider has any data yet",
+      }),
     providers: z.array(ProviderStatusSchema),
   })
   .openapi("ServiceStatus");

@@ -27,6 +27,7 @@ import { providerState, serviceState } from "../../src/status/status-levels";
 import { type ProviderStatus, type ServiceStatus, ServiceStatusSchema, type WindowFigures } from "../../src/status/status-schema";
 import { cachedScrape, newAccount, newKey } from "../support/workers/account-helpers";
 import { api } from "../support/workers/helpers";
+import { statusPageHtml } from "../../src/http/status-page";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -213,7 +214,9 @@ describe("thresholds", () => {
   });
 
   it("the service: up, degraded when any provider is degraded or down, down only when every provider with data is", () => {
-    expect(serviceState(["up", "up", "unknown"])).toBe("up");
+    expect(serviceState(["up", "up"])).toBe("up");
+    // a provider without data is not known to be up
+    expect(serviceState(["up", "up", "unknown"])).toBe("partial");
     expect(serviceState(["up", "down"])).toBe("degraded");
     expect(serviceState(["degraded", "unknown"])).toBe("degraded");
     expect(serviceState(["down", "down", "unknown"])).toBe("down");
@@ -325,10 +328,123 @@ describe("figures computed in D1", () => {
     expect(rufus.canaries).toEqual({ last_hour: NONE, last_day: NONE });
 
     expect(status.status).toBe("degraded");
+    // the oldest outcome kept: google_ai_mode's drift three days ago
+    expect(status.history_since).toBe("2099-12-29T12:00:00.000+00:00");
     // Ten days later nothing is in the hour or day any more; after the 8 days kept, not even the last failure.
     const later = await computeServiceStatus(env.DB, T + 10 * DAY);
     expect(later.status).toBe("unknown");
+    expect(later.history_since).toBeNull();
     expect(later.providers.every((provider) => provider.last_failure === null && provider.traffic.last_day.scrapes === 0)).toBe(true);
+  });
+});
+
+describe("the headline and the last failure come from the data (issue 36)", () => {
+  /** The page's visible text, tags dropped, for the sentences a visitor reads. */
+  async function pageText(status: ServiceStatus): Promise<{ headline: string; text: string }> {
+    const html = (await statusPageHtml(status)).toString();
+    const headline = /<h1>(.*?)<\/h1>/s.exec(html)?.[1] ?? "";
+    return { headline, text: html.replace(/<[^>]+>/g, "").replace(/\s+/g, " ") };
+  }
+
+  it("a fresh deployment (no outcome on record): no data yet, no claim about failures", async () => {
+    // Nothing recorded in this file falls within the 8 days before 2090 (rows are at the wall clock or in 2100+).
+    const status = ServiceStatusSchema.parse(await computeServiceStatus(env.DB, Date.UTC(2090, 0, 1, 12, 0, 0)));
+    expect([status.status, status.history_since]).toEqual(["unknown", null]);
+    const { headline, text } = await pageText(status);
+    expect(headline).toBe("No data yet");
+    expect(text).toContain("No scrape of any provider is on record yet");
+    expect(text).not.toContain("All providers are up");
+    expect(text.match(/Last failure: none on record/g)?.length).toBe(7);
+    expect(text).not.toMatch(/Last failure: (none in 8 days|none since)/);
+  });
+
+  it("two providers up, five without data in the last hour: says so, and the failures since the oldest outcome", async () => {
+    const now = Date.UTC(2110, 0, 1, 12, 0, 0);
+    // grok and perplexity: a healthy canary round at 11:30 and 11:50; gemini: one customer scrape at 08:55, three
+    // hours before (so it has no data in the last hour, and its scrape is the oldest on record).
+    await record({ provider: "gemini", source: "traffic", ok: true, at: Date.UTC(2110, 0, 1, 8, 55, 0) });
+    for (const provider of ["grok", "perplexity"]) {
+      for (const minute of [30, 50]) {
+        const at = Date.UTC(2110, 0, 1, 11, minute, 0);
+        await record({ provider, source: "canary", ok: true, roundAt: at - 1000, at });
+      }
+    }
+    const status = ServiceStatusSchema.parse(await computeServiceStatus(env.DB, now));
+    expect(status.status).toBe("partial");
+    expect(status.history_since).toBe("2110-01-01T08:55:00.000+00:00");
+    expect(Object.fromEntries(status.providers.map((provider) => [provider.provider, provider.status]))).toEqual({
+      chatgpt: "unknown",
+      perplexity: "up",
+      grok: "up",
+      copilot: "unknown",
+      gemini: "unknown",
+      google_ai_mode: "unknown",
+      amazon_rufus: "unknown",
+    });
+
+    const { headline, text } = await pageText(status);
+    expect(headline).toBe("5 of 7 providers have no data in the last hour");
+    expect(text).toContain("The other 2 are up.");
+    expect(text).not.toContain("All providers are up");
+    expect(text.match(/Last failure: none since 1 Jan 2110, 08:55 UTC/g)?.length).toBe(7);
+  });
+
+  it("every provider with data and up: all providers are up; a failure shows instead of 'none since'", async () => {
+    const now = Date.UTC(2120, 0, 1, 12, 0, 0);
+    // Every provider: a healthy canary in the rounds of 11:00 and 11:50; Grok also had a customer scrape time out at 11:20.
+    for (const provider of allProviders()) {
+      for (const at of [Date.UTC(2120, 0, 1, 11, 0, 0), Date.UTC(2120, 0, 1, 11, 50, 0)]) {
+        await record({ provider: provider.id, source: "canary", ok: true, roundAt: at - 1000, at });
+      }
+    }
+    await record({
+      provider: "grok",
+      source: "traffic",
+      ok: false,
+      error: new ScrapeTimeoutError(120),
+      at: Date.UTC(2120, 0, 1, 11, 20, 0),
+    });
+    const status = ServiceStatusSchema.parse(await computeServiceStatus(env.DB, now));
+    // one account's time-out is set aside (docs/status.md), so Grok is up too
+    expect(status.providers.every((provider) => provider.status === "up")).toBe(true);
+    expect([status.status, status.history_since]).toEqual(["up", "2120-01-01T11:00:00.000+00:00"]);
+
+    const { headline, text } = await pageText(status);
+    expect(headline).toBe("All providers are up");
+    expect(text).not.toContain("no data in the last hour");
+    expect(text.match(/Last failure: none since 1 Jan 2120, 11:00 UTC/g)?.length).toBe(6);
+    expect(text).toContain("Last failure: Timed out (customer traffic, 40 min ago)");
+  });
+
+  it("some providers down or degraded, others without data: the counts beside the headline", async () => {
+    const now = Date.UTC(2130, 0, 1, 12, 0, 0);
+    // perplexity: its last two rounds failed on a login wall (down); grok: its latest canary was challenged (degraded);
+    // chatgpt: healthy; the four others: nothing.
+    for (const minute of [30, 50]) {
+      const at = Date.UTC(2130, 0, 1, 11, minute, 0);
+      await record({
+        provider: "perplexity",
+        source: "canary",
+        ok: false,
+        error: new UpstreamError(CHATGPT_DETAIL.login, { retryable: false, reason: "login_wall" }),
+        roundAt: at - 1000,
+        at,
+      });
+      await record({ provider: "chatgpt", source: "canary", ok: true, roundAt: at - 1000, at });
+    }
+    await record({
+      provider: "grok",
+      source: "canary",
+      ok: false,
+      error: new UpstreamError(CHATGPT_DETAIL.challenge, { reason: "challenge" }),
+      roundAt: Date.UTC(2130, 0, 1, 11, 50, 0) - 1000,
+      at: Date.UTC(2130, 0, 1, 11, 50, 0),
+    });
+    const status = ServiceStatusSchema.parse(await computeServiceStatus(env.DB, now));
+    expect(status.status).toBe("degraded");
+    const { headline, text } = await pageText(status);
+    expect(headline).toBe("Some providers are degraded or down");
+    expect(text).toContain("Of 7 providers: 1 down, 1 degraded, 1 up, 4 with no data in the last hour.");
   });
 });
 

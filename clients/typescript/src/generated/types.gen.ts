@@ -1218,10 +1218,14 @@ export type AccountStatus = {
 
 export type ServiceStatus = {
   /**
-   * up: no provider degraded or down; down: every provider with data is down; else degraded
+   * up: every provider has data and is up; partial: none degraded or down, but some without data in the last hour; down: every provider with data is down; degraded: anything between; unknown: no provider has data in the last hour
    */
-  status: "up" | "degraded" | "down" | "unknown";
+  status: "up" | "partial" | "degraded" | "down" | "unknown";
   generated_at: string;
+  /**
+   * The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure cover only the time since. null when none is on record (a new deployment): no provider has any data yet
+   */
+  history_since: string | null;
   providers: Array<ProviderStatus>;
 };
 
@@ -1267,7 +1271,7 @@ export type StatusWindowFigures = {
 };
 
 /**
- * The latest failed scrape of the last 8 days
+ * The latest failed scrape on record (since history_since, at most 8 days); null if none
  */
 export type StatusLastFailure = {
   /**
