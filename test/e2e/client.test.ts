@@ -146,7 +146,7 @@ describe("TypeScript client (generated from the Worker's document)", () => {
     const scraper = clientFor(account.apiKey);
     const { response, error } = await getJob({ client: scraper.raw, path: { job_id: crypto.randomUUID() } });
     expect(response?.status).toBe(404);
-    expect(error).toEqual({ detail: JOB_NOT_FOUND_DETAIL, code: "not_found" });
+    expect(error).toEqual({ detail: JOB_NOT_FOUND_DETAIL, code: "not_found", request_id: response?.headers.get("X-Request-Id") });
     const balance = await scraper.account();
     expect(balance.credits_remaining).toBe(1500);
   });
