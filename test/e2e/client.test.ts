@@ -109,6 +109,8 @@ describe("TypeScript client (generated from the Worker's document)", () => {
       status: 429,
       retryAfterSeconds: undefined,
       detail: expect.stringMatching(/^Credit limit reached: /),
+      // The id the API generated for the request (no X-Request-Id was sent): `req_` and 22 base64url characters.
+      requestId: expect.stringMatching(/^req_[A-Za-z0-9_-]{22}$/),
     });
     expect(await balanceOf(poor.accountId)).toBe(2);
 
