@@ -1,4 +1,4 @@
-/** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail, code}`. */
+/** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail, code, request_id}`. */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { InvalidParameterError, MethodNotAllowedError, NotFoundError, ServiceError, toServiceError } from "./errors";
@@ -19,6 +19,7 @@ import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
 import { registerMarkdownRoutes } from "./http/markdown";
 import { redactedUrl } from "./http/request-context";
+import { requestId, requestLogLine } from "./http/request-id";
 import { registerScraperRoutes, registerUnknownScraperRoutes } from "./http/scrapers";
 import { strictTransportSecurity } from "./http/security-headers";
 import { registerSecurityTxtRoute } from "./http/security-txt";
@@ -43,6 +44,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
     },
   });
 
+  // First: everything after it, errors and 404s included, reads the id, and every response leaves with it.
+  app.use("*", requestId);
   app.use("*", async (c, next) => {
     c.set("startedAt", Date.now());
     await next();
@@ -81,11 +84,11 @@ export function createApp(): OpenAPIHono<AppEnv> {
         : toServiceError(error);
     if (serviceError.status >= 500) {
       // The cause stays in the log; the client gets only the safe detail.
-      console.error(`${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
+      console.error(requestLogLine(c, `${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`), serviceError.cause ?? error);
     }
     if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
     if (serviceError instanceof MethodNotAllowedError) c.header("Allow", serviceError.allow.join(", "));
-    return c.json(serviceError.toBody(), serviceError.status as 400);
+    return c.json(serviceError.toBody(c.get("requestId")), serviceError.status as 400);
   });
 
   return app;

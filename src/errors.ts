@@ -1,7 +1,7 @@
 /**
  * One error hierarchy for the whole service. Every class carries the HTTP status it maps to, a client-safe `detail`
  * (never an internal message or a stack), a stable machine-readable `code` (docs/errors.md) and whether retrying the
- * same work can help. The HTTP layer turns these into `{detail, code}` bodies; the queue consumer uses `retryable` to
+ * same work can help. The HTTP layer turns these into `{detail, code, request_id}` bodies; the queue consumer uses `retryable` to
  * choose between a retry and a final failure.
  */
 
@@ -114,15 +114,19 @@ export class ServiceError extends Error {
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  /** The error body every route sends (spec §2.8 `detail`, plus the additive `code`). */
-  toBody(): ErrorBody {
-    return { detail: this.detail, code: this.code };
+  /**
+   * The error body every route sends (spec §2.8 `detail`, plus the additive `code`, and the id of the request that
+   * failed, the one its `X-Request-Id` header carries, for support to find it).
+   */
+  toBody(requestId: string): ErrorBody {
+    return { detail: this.detail, code: this.code, request_id: requestId };
   }
 }
 
 export interface ErrorBody {
   detail: string;
   code: ErrorCode;
+  request_id: string;
 }
 
 /** 400: a parameter is missing or invalid; `detail` names the parameter and the rule. */

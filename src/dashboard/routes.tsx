@@ -23,6 +23,7 @@ import { ServiceError, toServiceError } from "../errors";
 import type { AppEnv } from "../http/app-env";
 import { enforceBodyCap } from "../http/body-limit";
 import { redactedUrl, requestBaseUrl } from "../http/request-context";
+import { requestLogLine } from "../http/request-id";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
 import { accountLimitsView } from "../limits/limits-view";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
@@ -230,7 +231,7 @@ function createDashboard(): Hono<AppEnv> {
     await setSessionCookie(c, secret, sessionId);
     clearLoginNonceCookie(c);
     c.executionCtx.waitUntil(
-      deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)),
+      deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error(requestLogLine(c, "sign-in housekeeping failed"), error)),
     );
     return c.redirect("/dashboard", 303);
   });
@@ -373,7 +374,10 @@ function createDashboard(): Hono<AppEnv> {
   dashboard.onError((error, c) => {
     const serviceError = error instanceof ServiceError ? error : toServiceError(error);
     if (serviceError.status >= 500)
-      console.error(`dashboard ${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`, serviceError.cause ?? error);
+      console.error(
+        requestLogLine(c, `dashboard ${c.req.method} ${redactedUrl(c.req.url)} -> ${serviceError.status}`),
+        serviceError.cause ?? error,
+      );
     return c.html(
       <MessagePage
         title={serviceError.status === 503 ? "The dashboard is unavailable" : "Something went wrong"}

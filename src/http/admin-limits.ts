@@ -16,6 +16,7 @@ import { pushRequestRates } from "../limits/request-rate-limiter";
 import type { AppEnv } from "./app-env";
 import { strictBody } from "./json-body";
 import { errorResponse } from "./openapi-errors";
+import { requestLogLine } from "./request-id";
 
 const usage = (description: string) => z.object({ limit: z.number().int(), in_use: z.number().int() }).openapi({ description });
 const override = (description: string) => z.number().int().nullable().openapi({ description });
@@ -143,7 +144,7 @@ export function registerAdminLimitRoutes(app: OpenAPIHono<AppEnv>): void {
     // The account's limiter holds its rates in memory: it gets the new ones now rather than within its refresh interval.
     // Stored either way: a limiter that misses the push reads D1 again within a minute.
     await pushRequestRates(c.env, accountId, { perKey: limits.keyRequestsPerMinute, perAccount: limits.accountRequestsPerMinute }).catch(
-      (error: unknown) => console.error("Could not push new rate limits to the account's limiter", error),
+      (error: unknown) => console.error(requestLogLine(c, "Could not push new rate limits to the account's limiter"), error),
     );
     return c.json({ account_id: accountId, limits: await accountLimitsView(c.env, accountId) }, 200);
   });

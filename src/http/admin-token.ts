@@ -14,6 +14,7 @@ import { ADMIN_FAILURES_PER_MINUTE, FailedAttempts, clientOfAddress } from "../a
 import { ServiceError, TooManyRequestsError, UnauthorizedError } from "../errors";
 import { timingSafeEqualText } from "../util/crypto";
 import type { AppEnv } from "./app-env";
+import { requestLogLine } from "./request-id";
 import { enforceBodyCap } from "./body-limit";
 
 export const ADMIN_UNAUTHORIZED_DETAIL = "Missing or invalid admin token. Send it as Authorization: Bearer <ADMIN_TOKEN>.";
@@ -42,7 +43,9 @@ export const requireAdminToken: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isUsableAdminToken(expected)) {
     if (!misconfigurationLogged) {
       misconfigurationLogged = true;
-      console.error(`ADMIN_TOKEN is unset or shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters: the operator API is disabled.`);
+      console.error(
+        requestLogLine(c, `ADMIN_TOKEN is unset or shorter than ${ADMIN_TOKEN_MIN_LENGTH} characters: the operator API is disabled.`),
+      );
     }
     throw new ServiceError(503, ADMIN_NOT_CONFIGURED_DETAIL, { code: "not_configured" });
   }

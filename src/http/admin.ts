@@ -24,6 +24,7 @@ import type { AppEnv } from "./app-env";
 import { strictBody } from "./json-body";
 import { errorResponse } from "./openapi-errors";
 import { requestBaseUrl } from "./request-context";
+import { requestLogLine } from "./request-id";
 
 const MAX_CREDITS = 1_000_000_000;
 const RECENT_ACTIVITY_LIMIT = 20;
@@ -452,7 +453,7 @@ export function registerAdminRoutes(app: OpenAPIHono<AppEnv>): void {
     const link = await issueLoginLink(c.env.DB, accountId, minutes * 60_000);
     if (link === null) throw new NotFoundError(ACCOUNT_NOT_FOUND_DETAIL);
     c.executionCtx.waitUntil(
-      deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error("sign-in housekeeping failed", error)),
+      deleteExpiredSignInRows(c.env.DB).catch((error: unknown) => console.error(requestLogLine(c, "sign-in housekeeping failed"), error)),
     );
     c.header("Cache-Control", "no-store");
     return c.json({ login_url: loginLinkUrl(requestBaseUrl(c), link.token), expires_at: isoTimestamp(link.expiresAt) }, 201);

@@ -5,6 +5,8 @@ import type { ScrapeParams } from "../params/common-params";
 export interface AppEnv {
   Bindings: Env;
   Variables: {
+    /** The request's id (the caller's `X-Request-Id` when well-formed, else generated), set first by `requestId`. */
+    requestId: string;
     /** ms since epoch when the request arrived, for `elapsed_ms`. */
     startedAt: number;
     /** The API key of the request and its scope, set by the `apiKeyAuth` middleware. */

@@ -41,7 +41,8 @@ export const API_INFO = {
     "(restored if every attempt fails). Every 200 carries `X-Credits-Remaining`.\n" +
     "- **Sync or async:** `GET /scrapers/{scraper}` waits for the answer; `POST /scrapers/{scraper}/jobs` returns a job id at " +
     "once, then poll `GET /jobs/{job_id}` until `status` is `done` or `failed`.\n" +
-    "- **Errors** are JSON `{detail, code}` with the HTTP status: branch on `code`, show `detail`.\n\n" +
+    "- **Errors** are JSON `{detail, code, request_id}` with the HTTP status: branch on `code`, show `detail`. Every response " +
+    "carries `X-Request-Id` (yours when you send a well-formed one); quote it, or `request_id`, when you contact support.\n\n" +
     "Machine-readable: [/openapi.json](/openapi.json) (OpenAPI 3.1). Examples in curl, Python and JavaScript: `docs/examples.md` " +
     "in the repository.",
   // The service is sold, not open source. `LicenseRef-` is SPDX's form for a license that is not on its list.

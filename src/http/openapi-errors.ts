@@ -4,7 +4,7 @@ const errorResponse = (description: string) => ({ description, content: { "appli
 
 /**
  * The error statuses of a scrape endpoint (DESIGN.md §4), documented once for every scraper route. Every body is
- * `{detail, code}`; the descriptions name the codes each status carries (the full table: docs/errors.md).
+ * `{detail, code, request_id}`; the descriptions name the codes each status carries (the full table: docs/errors.md).
  */
 export const SCRAPE_ERROR_RESPONSES = {
   400: errorResponse("Invalid or unknown parameter; `detail` names it (`invalid_parameter`)"),

@@ -26,6 +26,7 @@ import {
 import { IDEMPOTENCY_IN_PROGRESS_DETAIL, IDEMPOTENCY_MISMATCH_DETAIL } from "../jobs/idempotency";
 import { ENQUEUE_FAILED_DETAIL } from "../jobs/submit";
 import { RATE_LIMIT_DETAIL } from "../limits/request-rate-limiter";
+import { EXAMPLE_REQUEST_ID } from "../schemas/responses";
 import { PROVIDER_ACCOUNT_NOT_FOUND_DETAIL } from "../provider-accounts/store";
 import { ACCOUNT_NOT_FOUND_DETAIL, KEY_NOT_FOUND_DETAIL } from "./admin";
 import { BATCH_NOT_FOUND_DETAIL } from "./batches";
@@ -191,7 +192,7 @@ export function errorExamplesFor(path: string, status: number, description: stri
   for (const code of codes) {
     const notFound = code === "not_found" ? NOT_FOUND_BY_PATH.find(([pattern]) => pattern.test(path))?.[1] : undefined;
     const detail = notFound ?? ERROR_EXAMPLE_DETAILS[code] ?? `The request failed (${code.replaceAll("_", " ")}).`;
-    examples[code] = { summary: code, value: { detail, code } };
+    examples[code] = { summary: code, value: { detail, code, request_id: EXAMPLE_REQUEST_ID } };
   }
   return examples;
 }

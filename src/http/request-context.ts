@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { ServiceError } from "../errors";
 import { configuredBaseUrl } from "../util/public-base-url";
 import type { AppEnv } from "./app-env";
+import { requestLogLine } from "./request-id";
 
 export const BASE_URL_NOT_CONFIGURED_DETAIL =
   "This deployment is missing its public address (PUBLIC_BASE_URL). The operators have been alerted.";
@@ -27,17 +28,18 @@ function isLocalHost(hostname: string): boolean {
  * Never the request's `Host` header in production, which the caller controls: a link built from it would point
  * wherever the caller liked. Locally (loopback and test hosts) the request's origin is used when nothing is configured.
  */
-function publicBaseUrl(env: Env, requestUrl: string): string {
-  const configured = configuredBaseUrl(env);
-  if (configured !== null) return configured;
-  const url = new URL(requestUrl);
-  if (isLocalHost(url.hostname)) return url.origin;
-  console.error(`PUBLIC_BASE_URL is not set (or not an http(s) URL); refusing to build links from the Host header ${logSafe(url.host)}`);
-  throw new ServiceError(500, BASE_URL_NOT_CONFIGURED_DETAIL, { code: "internal_error" });
-}
-
 export function requestBaseUrl(c: Context<AppEnv>): string {
-  return publicBaseUrl(c.env, c.req.url);
+  const configured = configuredBaseUrl(c.env);
+  if (configured !== null) return configured;
+  const url = new URL(c.req.url);
+  if (isLocalHost(url.hostname)) return url.origin;
+  console.error(
+    requestLogLine(
+      c,
+      `PUBLIC_BASE_URL is not set (or not an http(s) URL); refusing to build links from the Host header ${logSafe(url.host)}`,
+    ),
+  );
+  throw new ServiceError(500, BASE_URL_NOT_CONFIGURED_DETAIL, { code: "internal_error" });
 }
 
 /**

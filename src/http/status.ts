@@ -10,6 +10,7 @@ import { ServiceStatusSchema } from "../status/status-schema";
 import { currentServiceStatus, STATUS_MAX_AGE_MS } from "../status/status-snapshot";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
+import { REQUEST_ID_HEADER } from "./request-id";
 import { STATUS_CSS } from "./status-assets";
 import { statusPageHtml } from "./status-page";
 
@@ -99,8 +100,12 @@ const statusJsonRoute = createRoute({
 
 async function statusJson(c: Context<AppEnv>) {
   const status = await currentServiceStatus(c.env.DB);
-  // Public aggregates: every site may show them (no credential is involved).
-  return c.json(status, 200, { "Cache-Control": CACHE_CONTROL, "Access-Control-Allow-Origin": "*" });
+  // Public aggregates: every site may show them (no credential is involved), and read the request id a report needs.
+  return c.json(status, 200, {
+    "Cache-Control": CACHE_CONTROL,
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": REQUEST_ID_HEADER,
+  });
 }
 
 export function registerStatusRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -26,6 +26,7 @@ export function registerMcpRoutes(app: OpenAPIHono<AppEnv>): void {
       // Aborts when the client disconnects (the `enable_request_signal` flag), as for the HTTP sync route.
       abandoned: c.req.raw.signal,
       waitUntil: (work) => c.executionCtx.waitUntil(work),
+      requestId: c.get("requestId"),
     });
     // No session id: stateless. Answers are streamed (SSE) so a long scrape keeps the connection alive.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });

@@ -47,7 +47,7 @@ export function createMcpServer(document: OpenAPIObject, context: ToolCallContex
     try {
       await admission.admit();
     } catch (error) {
-      return errorResult(error);
+      return errorResult(error, context.requestId);
     }
     const args = request.params.arguments ?? {};
     if (request.params.name === JOB_STATUS_TOOL) return callJobStatusTool(context, args);

@@ -12,6 +12,7 @@ import type { AuthenticatedKey } from "../auth/api-keys";
 import { indexedJobAccount } from "../jobs/jobs-table";
 import { InvalidParameterError, NotFoundError, toServiceError } from "../errors";
 import { JOB_NOT_FOUND_DETAIL } from "../http/jobs";
+import { logLineOfRequest } from "../http/request-id";
 import { describeValidationError, isCommonParams, type ScrapeParams } from "../params/common-params";
 import { jobStub } from "../jobs/job-record";
 import type { JobView } from "../jobs/job-types";
@@ -31,6 +32,8 @@ export interface ToolCallContext {
   abandoned: AbortSignal;
   /** The request's `executionCtx.waitUntil`: work handed to it finishes after the client has gone. */
   waitUntil(work: Promise<unknown>): void;
+  /** The HTTP request's id (`X-Request-Id`), for the log line of a failure and the failure's `_meta`. */
+  requestId: string;
 }
 
 function structuredResult(value: Record<string, unknown>, note?: string): CallToolResult {
@@ -39,10 +42,14 @@ function structuredResult(value: Record<string, unknown>, note?: string): CallTo
   return { content, structuredContent: value };
 }
 
-/** A failure as the assistant sees it: only the client-safe detail (and when to retry), never an internal message. */
-export function errorResult(error: unknown): CallToolResult {
+/**
+ * A failure as the assistant sees it: only the client-safe detail (and when to retry), never an internal message; the
+ * request id in `_meta`, as `request_id` in the HTTP API's error bodies.
+ */
+export function errorResult(error: unknown, requestId: string): CallToolResult {
   const serviceError = toServiceError(error);
-  if (serviceError.status >= 500) console.error(`MCP tool call -> ${serviceError.status}`, serviceError.cause ?? error);
+  if (serviceError.status >= 500)
+    console.error(logLineOfRequest(requestId, `MCP tool call -> ${serviceError.status}`), serviceError.cause ?? error);
   const retry = serviceError.retryAfterSeconds === undefined ? "" : ` Retry after ${serviceError.retryAfterSeconds} seconds.`;
   return {
     isError: true,
@@ -50,6 +57,7 @@ export function errorResult(error: unknown): CallToolResult {
     _meta: {
       status: serviceError.status,
       code: serviceError.code,
+      request_id: requestId,
       ...(serviceError.retryAfterSeconds === undefined ? {} : { retry_after: serviceError.retryAfterSeconds }),
     },
   };
@@ -132,7 +140,7 @@ async function runScrapeTool(context: ToolCallContext, provider: AnyProvider, ar
     );
     return { ...structuredResult(response), _meta: { credits_remaining: creditsRemaining } };
   } catch (error) {
-    return errorResult(error);
+    return errorResult(error, context.requestId);
   }
 }
 
@@ -155,6 +163,6 @@ export async function callJobStatusTool(context: ToolCallContext, args: Record<s
     if (view === null) throw new NotFoundError(JOB_NOT_FOUND_DETAIL);
     return structuredResult({ ...view });
   } catch (error) {
-    return errorResult(error);
+    return errorResult(error, context.requestId);
   }
 }

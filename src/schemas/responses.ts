@@ -6,12 +6,21 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../errors";
 
+/** The request id the reference's error examples show: the shape of a generated one (src/http/request-id.ts). */
+export const EXAMPLE_REQUEST_ID = "req_3q2-7wEfXb0XQ9kVdZp1sA";
+
 export const ErrorBodySchema = z
   .object({
     detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }),
     code: z.enum(ERROR_CODES).openapi({
       description: "Stable machine-readable error code (docs/errors.md): branch on this, not on the wording of `detail`",
       example: "invalid_parameter",
+    }),
+    request_id: z.string().openapi({
+      description:
+        "Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, " +
+        "else generated. Quote it when asking support about this error (docs/errors.md)",
+      example: EXAMPLE_REQUEST_ID,
     }),
   })
   .openapi("Error");

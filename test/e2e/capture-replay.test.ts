@@ -11,9 +11,12 @@ import { providerById } from "../../src/scrapers/registry";
 import { adminApi } from "../support/workers/account-helpers";
 import { discardPreparedPages, replicaControl } from "../support/workers/helpers";
 
-async function capture(scraper: string, query: Record<string, string>): Promise<{ status: number; body: unknown }> {
+async function capture(
+  scraper: string,
+  query: Record<string, string>,
+): Promise<{ status: number; body: unknown; requestId: string | null }> {
   const response = await adminApi("/admin/captures", { method: "POST", body: { scraper, query } });
-  return { status: response.status, body: await response.json() };
+  return { status: response.status, body: await response.json(), requestId: response.headers.get("X-Request-Id") };
 }
 
 async function captureFile(scraper: string, query: Record<string, string>): Promise<CaptureFile> {
@@ -97,9 +100,9 @@ describe("POST /admin/captures when the scrape fails", () => {
 
   it("before anything was recorded (a login wall on the page): the scrape's own error", async () => {
     await replicaControl("faults", { provider: "grok", fault: "login_wall", count: 1 });
-    const { status, body } = await capture("grok", { prompt: "What is new with Starship?" });
+    const { status, body, requestId } = await capture("grok", { prompt: "What is new with Starship?" });
     expect(status).toBe(502);
-    expect(body).toEqual({ detail: expect.stringMatching(/sign in|login/i), code: "provider_login_required" });
+    expect(body).toEqual({ detail: expect.stringMatching(/sign in|login/i), code: "provider_login_required", request_id: requestId });
   });
 });
 

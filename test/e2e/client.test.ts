@@ -109,6 +109,8 @@ describe("TypeScript client (generated from the Worker's document)", () => {
       status: 429,
       retryAfterSeconds: undefined,
       detail: expect.stringMatching(/^Credit limit reached: /),
+      // The id the API generated for the request (no X-Request-Id was sent): `req_` and 22 base64url characters.
+      requestId: expect.stringMatching(/^req_[A-Za-z0-9_-]{22}$/),
     });
     expect(await balanceOf(poor.accountId)).toBe(2);
 
@@ -146,7 +148,7 @@ describe("TypeScript client (generated from the Worker's document)", () => {
     const scraper = clientFor(account.apiKey);
     const { response, error } = await getJob({ client: scraper.raw, path: { job_id: crypto.randomUUID() } });
     expect(response?.status).toBe(404);
-    expect(error).toEqual({ detail: JOB_NOT_FOUND_DETAIL, code: "not_found" });
+    expect(error).toEqual({ detail: JOB_NOT_FOUND_DETAIL, code: "not_found", request_id: response?.headers.get("X-Request-Id") });
     const balance = await scraper.account();
     expect(balance.credits_remaining).toBe(1500);
   });

@@ -54,10 +54,18 @@ describe("GET /account", () => {
   it("401 for a missing, unknown or revoked key", async () => {
     const missing = await api("/account");
     expect(missing.status).toBe(401);
-    expect(await missing.json()).toEqual({ detail: MISSING_KEY_DETAIL, code: "missing_api_key" });
+    expect(await missing.json()).toEqual({
+      detail: MISSING_KEY_DETAIL,
+      code: "missing_api_key",
+      request_id: missing.headers.get("X-Request-Id"),
+    });
     const unknown = await api("/account", { apiKey: "sk_unknown" });
     expect(unknown.status).toBe(401);
-    expect(await unknown.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
+    expect(await unknown.json()).toEqual({
+      detail: INVALID_KEY_DETAIL,
+      code: "invalid_api_key",
+      request_id: unknown.headers.get("X-Request-Id"),
+    });
 
     const account = await newAccount();
     const key = await newKey(account.account_id);
@@ -65,7 +73,11 @@ describe("GET /account", () => {
     await adminJson(`/admin/keys/${key.key_id}`, { method: "DELETE" });
     const revoked = await api("/account", { apiKey: key.api_key });
     expect(revoked.status).toBe(401);
-    expect(await revoked.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
+    expect(await revoked.json()).toEqual({
+      detail: INVALID_KEY_DETAIL,
+      code: "invalid_api_key",
+      request_id: revoked.headers.get("X-Request-Id"),
+    });
   });
 
   it("counts charged requests of the last 30 days per scraper, across every key, excluding refunds", async () => {

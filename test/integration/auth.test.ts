@@ -31,7 +31,11 @@ describe("API key authentication", () => {
   it("wrong key → 401 invalid", async () => {
     const response = await api(path, { apiKey: "sk_not_a_real_key" });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
+    expect(await response.json()).toEqual({
+      detail: INVALID_KEY_DETAIL,
+      code: "invalid_api_key",
+      request_id: response.headers.get("X-Request-Id"),
+    });
   });
 
   it("accepts the key in the header or as api_key in the query", async () => {
@@ -50,7 +54,11 @@ describe("API key authentication", () => {
     await env.DB.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ?").bind(new Date().toISOString(), own.keyId).run();
     const response = await api(path, { apiKey: own.apiKey });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: INVALID_KEY_DETAIL, code: "invalid_api_key" });
+    expect(await response.json()).toEqual({
+      detail: INVALID_KEY_DETAIL,
+      code: "invalid_api_key",
+      request_id: response.headers.get("X-Request-Id"),
+    });
   });
 
   it("keys are stored only as SHA-256 hashes", async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 18: every error body is `{detail, code}` with a stable code per kind (docs/errors.md); JSON bodies are refused
+ * Issue 18: every error body is `{detail, code, request_id}` with a stable code per kind (docs/errors.md); JSON bodies are refused
  * in our own words (415 without a JSON Content-Type, 400 naming malformed JSON or an unknown field); `null` restores a
  * pool setting's default.
  */
@@ -18,7 +18,7 @@ interface ErrorBody {
 async function errorBody(response: Response): Promise<ErrorBody> {
   expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
   const body: unknown = await response.json();
-  expect(body).toEqual({ detail: expect.any(String), code: expect.any(String) });
+  expect(body).toEqual({ detail: expect.any(String), code: expect.any(String), request_id: response.headers.get("X-Request-Id") });
   const detail = typeof body === "object" && body !== null ? Reflect.get(body, "detail") : undefined;
   const code = typeof body === "object" && body !== null ? Reflect.get(body, "code") : undefined;
   return { detail: String(detail), code: String(code) };

@@ -78,7 +78,12 @@ describe("rate limits count per account, and keys cannot be minted without end (
     expect(await refused.json()).toMatchObject({ detail: ACCOUNT_RATE_LIMIT_DETAIL });
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
     // A key over its own limit still gets the per-key answer; other accounts are untouched.
-    expect(await (await authProbe(first.api_key)).json()).toEqual({ detail: RATE_LIMIT_DETAIL, code: "rate_limited" });
+    const overKeyLimit = await authProbe(first.api_key);
+    expect(await overKeyLimit.json()).toEqual({
+      detail: RATE_LIMIT_DETAIL,
+      code: "rate_limited",
+      request_id: overKeyLimit.headers.get("X-Request-Id"),
+    });
     const other = await newAccount();
     expect((await authProbe((await newKey(other.account_id)).api_key)).status).toBe(200);
   });
@@ -215,7 +220,11 @@ describe("hardening (7)", () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
     const refused = await fetchWith({ PUBLIC_BASE_URL: "" }, forged, { headers: { "X-API-Key": account.apiKey } });
     expect(refused.status).toBe(500);
-    expect(await refused.json()).toEqual({ detail: BASE_URL_NOT_CONFIGURED_DETAIL, code: "internal_error" });
+    expect(await refused.json()).toEqual({
+      detail: BASE_URL_NOT_CONFIGURED_DETAIL,
+      code: "internal_error",
+      request_id: refused.headers.get("X-Request-Id"),
+    });
     expect(await balanceOf(account.accountId)).toBe(27);
     const local = await fetchWith({ PUBLIC_BASE_URL: "" }, `http://127.0.0.1:8787/scrapers/grok?${query({ prompt })}`, {
       headers: { "X-API-Key": account.apiKey },
@@ -275,7 +284,11 @@ describe("hardening (7)", () => {
     const madeUp = crypto.randomUUID();
     const response = await api(`/jobs/${madeUp}`);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ detail: JOB_NOT_FOUND_DETAIL, code: "not_found" });
+    expect(await response.json()).toEqual({
+      detail: JOB_NOT_FOUND_DETAIL,
+      code: "not_found",
+      request_id: response.headers.get("X-Request-Id"),
+    });
     const created = (await listDurableObjectIds(env.JOB)).map((id) => id.toString()).filter((id) => !before.has(id));
     expect(created).not.toContain(env.JOB.idFromName(madeUp).toString());
 

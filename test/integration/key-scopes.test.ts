@@ -168,7 +168,11 @@ describe("creating keys with a scope", () => {
     for (const scope of ["admin", "", "MANAGE", 1]) {
       const response = await adminApi(`/admin/accounts/${account.account_id}/keys`, { method: "POST", body: { name: "k", scope } });
       expect(response.status, String(scope)).toBe(400);
-      expect(await errorOf(response)).toEqual({ detail: 'scope: must be one of "scrape", "manage"', code: "invalid_parameter" });
+      expect(await errorOf(response)).toEqual({
+        detail: 'scope: must be one of "scrape", "manage"',
+        code: "invalid_parameter",
+        request_id: response.headers.get("X-Request-Id"),
+      });
     }
     expect((await adminJson<{ keys: unknown[] }>(`/admin/accounts/${account.account_id}`)).keys).toEqual([]);
   });

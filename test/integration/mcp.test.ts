@@ -216,7 +216,11 @@ describe("MCP endpoint", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ detail: MISSING_KEY_DETAIL, code: "missing_api_key" });
+    expect(await response.json()).toEqual({
+      detail: MISSING_KEY_DETAIL,
+      code: "missing_api_key",
+      request_id: response.headers.get("X-Request-Id"),
+    });
   });
 
   it("takes the key as the api_key query parameter too", async () => {
@@ -236,7 +240,11 @@ describe("MCP endpoint", () => {
       const response = await api("/mcp", { method, apiKey, headers: { accept: "text/event-stream" } });
       expect(response.status, method).toBe(405);
       expect(response.headers.get("Allow")).toBe("POST");
-      expect(await response.json()).toEqual({ detail: "Method not allowed here. Use POST.", code: "method_not_allowed" });
+      expect(await response.json()).toEqual({
+        detail: "Method not allowed here. Use POST.",
+        code: "method_not_allowed",
+        request_id: response.headers.get("X-Request-Id"),
+      });
     }
   });
 });

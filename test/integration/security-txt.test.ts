@@ -19,6 +19,7 @@ describe("/.well-known/security.txt", () => {
     expect(await response.json()).toEqual({
       detail: "This deployment publishes no security contact (its operator has not set SECURITY_CONTACT).",
       code: "not_found",
+      request_id: response.headers.get("X-Request-Id"),
     });
   });
 

@@ -590,6 +590,7 @@ describe("GET /status", () => {
     expect(await refused.json()).toEqual({
       detail: "Not acceptable: this resource is available as text/html and application/json only.",
       code: "not_acceptable",
+      request_id: refused.headers.get("X-Request-Id"),
     });
     const htmlOnly = await api("/status.json", { headers: { Accept: "text/html" } });
     expect(htmlOnly.status).toBe(406);

@@ -125,13 +125,21 @@ describe("whole-number parameters: plain decimal digits only", () => {
       expect([raw, accounts.status, await accounts.json()]).toEqual([
         raw,
         400,
-        { detail: "limit: must be an integer from 1 to 200, written in digits only (such as 50)", code: expect.any(String) },
+        {
+          detail: "limit: must be an integer from 1 to 200, written in digits only (such as 50)",
+          code: expect.any(String),
+          request_id: accounts.headers.get("X-Request-Id"),
+        },
       ]);
       const deliveries = await adminApi(`/admin/accounts/${account.accountId}/webhook/deliveries?${query({ limit: raw })}`);
       expect([raw, deliveries.status, await deliveries.json()]).toEqual([
         raw,
         400,
-        { detail: "limit: must be an integer from 1 to 200, written in digits only (such as 50)", code: expect.any(String) },
+        {
+          detail: "limit: must be an integer from 1 to 200, written in digits only (such as 50)",
+          code: expect.any(String),
+          request_id: deliveries.headers.get("X-Request-Id"),
+        },
       ]);
     }
     expect((await adminApi(`/admin/accounts?${query({ limit: "50" })}`)).status).toBe(200);
@@ -209,6 +217,10 @@ describe("routing", () => {
   it("unknown paths are 404 {detail}", async () => {
     const response = await api("/nope");
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ detail: "Not found. See /docs for the API reference.", code: "not_found" });
+    expect(await response.json()).toEqual({
+      detail: "Not found. See /docs for the API reference.",
+      code: "not_found",
+      request_id: response.headers.get("X-Request-Id"),
+    });
   });
 });

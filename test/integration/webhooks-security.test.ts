@@ -55,7 +55,11 @@ describe("ports", () => {
     for (const url of ["https://public.example:8080/hook", "https://public.example:22/hook", "https://93.184.215.14:6379/hook"]) {
       const response = await adminApi(`/admin/accounts/${account.accountId}/webhook`, { method: "PUT", body: { url } });
       expect(response.status, url).toBe(400);
-      expect(await response.json(), url).toEqual({ detail: `url: ${PORT_DETAIL}`, code: "invalid_parameter" });
+      expect(await response.json(), url).toEqual({
+        detail: `url: ${PORT_DETAIL}`,
+        code: "invalid_parameter",
+        request_id: response.headers.get("X-Request-Id"),
+      });
     }
     for (const url of ["https://public.example/hook", "https://public.example:443/hook", "https://public.example:8443/hook"]) {
       const response = await adminApi(`/admin/accounts/${account.accountId}/webhook`, { method: "PUT", body: { url } });

@@ -1,6 +1,7 @@
 /**
- * Typed errors of the client. Every error the API answers is `{detail}` with an HTTP status (and `Retry-After` on 429
- * and 503); `ApiError` carries both, and its subclasses let callers branch with `instanceof` instead of on numbers.
+ * Typed errors of the client. Every error the API answers is `{detail, code, request_id}` with an HTTP status (and
+ * `Retry-After` on 429 and 503) and an `X-Request-Id` header; `ApiError` carries the status, the detail, the wait and
+ * the request id, and its subclasses let callers branch with `instanceof` instead of on numbers.
  * Errors that happen on the client's side (its own time-out, a job that failed or did not finish in time) have their
  * own classes.
  */
@@ -16,13 +17,16 @@ export class ApiError extends Error {
   readonly detail: string;
   /** Seconds to wait before retrying, from `Retry-After` (429 and 503), when the API sent it. */
   readonly retryAfterSeconds: number | undefined;
+  /** The request's id (`X-Request-Id`, the body's `request_id`): quote it to support. Undefined when no API answered. */
+  readonly requestId: string | undefined;
 
-  constructor(status: number, detail: string, retryAfterSeconds: number | undefined) {
+  constructor(status: number, detail: string, retryAfterSeconds: number | undefined, requestId?: string) {
     super(`${status}: ${detail}`);
     this.name = new.target.name;
     this.status = status;
     this.detail = detail;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.requestId = requestId;
   }
 
   /** Whether the same request may succeed later (after `retryAfterSeconds` when set). A credit shortfall needs a top-up. */
@@ -79,7 +83,9 @@ function detailOf(body: unknown, status: number): string {
 /** The typed error of an error response whose body has already been parsed (`body` is `undefined` when it was not JSON). */
 export function apiErrorOf(response: Response, body: unknown): ApiError {
   const ErrorClass = ERROR_CLASSES[response.status] ?? (response.status >= 500 ? ServerError : ApiError);
-  return new ErrorClass(response.status, detailOf(body, response.status), retryAfterOf(response));
+  // The header is on every answer of the API, JSON or not; a proxy's own error page has none.
+  const requestId = response.headers.get("X-Request-Id") ?? undefined;
+  return new ErrorClass(response.status, detailOf(body, response.status), retryAfterOf(response), requestId);
 }
 
 /** `scrape()` gave up after its own time-out (`timeoutMs`); the scrape may still complete, and be charged, on the server. */

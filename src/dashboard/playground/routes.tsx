@@ -16,6 +16,7 @@ import { CREDITS_PER_REQUEST } from "../../credits/ledger";
 import { toServiceError, UnauthorizedError } from "../../errors";
 import type { AppEnv } from "../../http/app-env";
 import { requestBaseUrl } from "../../http/request-context";
+import { requestLogLine } from "../../http/request-id";
 import { submitJob } from "../../jobs/submit";
 import type { ScrapeParams } from "../../params/common-params";
 import type { ScrapeResponse } from "../../pipeline/scrape-request";
@@ -204,13 +205,14 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
         await storePlaygroundRun(c.env.MARKDOWN, jobId, run);
       } catch (error) {
         // The run was charged and answered: show it now, even if it cannot be kept for a later visit.
-        console.error(`dashboard: playground run ${jobId} could not be stored`, error);
+        console.error(requestLogLine(c, `dashboard: playground run ${jobId} could not be stored`), error);
         return c.html(<ResultPage frame={signedIn.frame} data={resultFromRun(jobId, run)} />);
       }
       return c.redirect(`/dashboard/results/${jobId}`, 303);
     } catch (error) {
       const serviceError = toServiceError(error);
-      if (serviceError.status >= 500) console.error(`dashboard playground -> ${serviceError.status}`, serviceError.cause ?? error);
+      if (serviceError.status >= 500)
+        console.error(requestLogLine(c, `dashboard playground -> ${serviceError.status}`), serviceError.cause ?? error);
       if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
       return renderPlayground(c, signedIn, input, { status: serviceError.status, detail: serviceError.detail });
     }
@@ -218,7 +220,7 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
 
   dashboard.get("/playground/snippets", async (c) => {
     const signedIn = await access.currentSession(c, null);
-    if (signedIn === null) return c.json(new UnauthorizedError(SIGNED_OUT_DETAIL, "signed_out").toBody(), 401);
+    if (signedIn === null) return c.json(new UnauthorizedError(SIGNED_OUT_DETAIL, "signed_out").toBody(c.get("requestId")), 401);
     const input = readPlaygroundInput(c.req.query());
     const key = input.keyId === "" ? null : await getApiKey(c.env.DB, input.keyId);
     const prefix = key !== null && key.accountId === signedIn.account.accountId ? key.displayPrefix : null;

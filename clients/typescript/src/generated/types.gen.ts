@@ -105,6 +105,10 @@ export type Error = {
     | "service_unavailable"
     | "not_configured"
     | "browser_unreachable";
+  /**
+   * Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, else generated. Quote it when asking support about this error (docs/errors.md)
+   */
+  request_id: string;
 };
 
 export type JobSubmitted = {
