@@ -118,8 +118,8 @@ export async function startBenchStack(options: BenchStackOptions = {}): Promise<
   const credits = options.credits ?? DEFAULT_CREDITS;
   const persistTo = join(stateDir, "wrangler");
   const config = writeBenchConfig(stateDir, options.consumerBatchSize ?? 1);
-  applyMigrations({ persistTo, config });
-  seedAccount(
+  await applyMigrations({ persistTo, config });
+  await seedAccount(
     { accountId: BENCH_ACCOUNT_ID, keyId: "key_bench", apiKey, name: "Benchmark", email: "bench@localhost", credits, keyName: "Bench key" },
     { persistTo, config },
   );

@@ -31,16 +31,25 @@ function persistArguments(options: StateOptions): string[] {
   ];
 }
 
-/** Runs one wrangler command to completion; its output is shown only when it fails. */
-export function runWrangler(args: string[], environment: NodeJS.ProcessEnv = process.env): void {
-  const result = spawnSync(wranglerBinary, args, {
-    cwd: projectRoot,
-    stdio: ["ignore", "pipe", "pipe"],
-    encoding: "utf8",
-    env: environment,
+/**
+ * Runs one wrangler command to completion; its output is shown only when it fails. Asynchronous, so that a caller can
+ * keep reporting progress while wrangler (several seconds per command on a busy machine) works.
+ */
+export async function runWrangler(args: string[], environment: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const child = spawn(wranglerBinary, args, { cwd: projectRoot, stdio: ["ignore", "pipe", "pipe"], env: environment });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
   });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  const status = await new Promise<number | null>((resolveExit, rejectExit) => {
+    child.once("error", rejectExit);
+    child.once("close", resolveExit);
+  });
+  if (status !== 0) {
+    process.stderr.write(output);
     throw new Error(`wrangler ${args.join(" ")} failed`);
   }
 }
@@ -49,8 +58,8 @@ export function sqlText(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-export function applyMigrations(options: StateOptions = {}): void {
-  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persistArguments(options)]);
+export async function applyMigrations(options: StateOptions = {}): Promise<void> {
+  await runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persistArguments(options)]);
 }
 
 export interface SeededAccount {
@@ -69,13 +78,13 @@ export interface SeededAccount {
  * Creates the account (with its sign-up grant in the ledger) and its API key when absent, and makes sure the key is
  * active with exactly this secret: idempotent, so it runs on every start.
  */
-export function seedAccount(account: SeededAccount, options: StateOptions = {}): void {
+export async function seedAccount(account: SeededAccount, options: StateOptions = {}): Promise<void> {
   const now = new Date().toISOString();
   const keyHash = createHash("sha256").update(account.apiKey).digest("hex");
   const prefix = account.apiKey.slice(0, 10);
   const scope = account.keyScope ?? "scrape";
   const id = sqlText(account.accountId);
-  runWrangler([
+  await runWrangler([
     "d1",
     "execute",
     "DB",

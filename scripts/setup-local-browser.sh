@@ -22,9 +22,11 @@ if [ ! -x "$chromium_bin" ]; then
   fi
 fi
 
+# The trailing slash makes find enter node_modules when it is a symbolic link (a worktree sharing another's install);
+# `|| true` lets an empty result reach the message below instead of ending the script silently (set -e, pipefail).
 versions="$(grep -hoE 'BROWSER_VERSION = "[0-9.]+"' \
-  $(find "$root/node_modules" -path '*miniflare/dist/src/index.js' 2>/dev/null) 2>/dev/null \
-  | grep -oE '[0-9]+(\.[0-9]+)+' | sort -u)"
+  $(find "$root/node_modules/" -path '*miniflare/dist/src/index.js' 2>/dev/null) 2>/dev/null \
+  | grep -oE '[0-9]+(\.[0-9]+)+' | sort -u || true)"
 if [ -z "$versions" ]; then
   echo "setup-local-browser: no miniflare copy found under node_modules (run npm install first)" >&2
   exit 1

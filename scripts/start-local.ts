@@ -6,12 +6,18 @@
  *
  * Live mode (docs/real-sites.md): `LIVE=1 npm start` runs the same stack against the real sites (no origin overrides);
  * `PROVIDER_ORIGIN_<ID>=<url>` overrides one provider in either mode (scripts/local-origins.ts).
+ *
+ * Output: the launcher's own progress, then the banner; wrangler's start-up chatter (its banner, the bindings table) is
+ * shown only with `npm start -- --verbose` or `VERBOSE=1 npm start` (scripts/dev-output.ts). The Cron Triggers of
+ * wrangler.toml are fired by the launcher on their schedule (scripts/local-cron.ts), since `wrangler dev` does not.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startReplicaServer, REPLICA_PROVIDERS, replicaOriginOverride } from "../replicas/server";
-import { withoutRepeatedBindingsTable } from "./dev-output";
+import { cronsOf } from "./cron-schedule";
+import { devOutputFilter, LOCAL_SCHEDULED_PATH } from "./dev-output";
+import { localCronNotice, planLocalCron, startLocalCron } from "./local-cron";
 import { localOrigins } from "./local-origins";
 import {
   applyMigrations,
@@ -25,6 +31,7 @@ import {
   waitForApi,
 } from "./local-stack";
 import { recoverJobsAfterStart } from "./recover-jobs";
+import { step } from "./start-progress";
 
 const root = projectRoot;
 const localDir = join(root, ".local");
@@ -33,6 +40,9 @@ const REPLICA_PORT = Number(process.env.REPLICA_PORT ?? 8788);
 const DEV_ACCOUNT_ID = "acct_dev";
 const DEV_KEY_ID = "key_dev";
 const SIGN_UP_CREDITS = 1500;
+const VERBOSE = process.argv.includes("--verbose") || process.env.VERBOSE === "1";
+/** Soon enough that the status page fills while the newcomer reads the banner, late enough not to slow the start. */
+const FIRST_CRON_ROUND_AFTER_MS = 30_000;
 
 function readOrCreate(file: string, create: () => string): string {
   const path = join(localDir, file);
@@ -99,30 +109,36 @@ async function main(): Promise<void> {
   await requireFreePort(API_PORT, "PORT");
   await requireFreePort(REPLICA_PORT, "REPLICA_PORT");
 
-  console.log("Applying D1 migrations (local)…");
-  applyMigrations();
-  seedAccount({
-    accountId: DEV_ACCOUNT_ID,
-    keyId: DEV_KEY_ID,
-    apiKey,
-    name: "Local developer",
-    email: "dev@localhost",
-    credits: SIGN_UP_CREDITS,
-    keyName: "Local dev key",
-    // The developer's own key on their own machine: docs/async-jobs.md sets the local webhook with it.
-    keyScope: "manage",
+  await step("Applying D1 migrations and seeding the dev account (local D1)", async () => {
+    await applyMigrations();
+    await seedAccount({
+      accountId: DEV_ACCOUNT_ID,
+      keyId: DEV_KEY_ID,
+      apiKey,
+      name: "Local developer",
+      email: "dev@localhost",
+      credits: SIGN_UP_CREDITS,
+      keyName: "Local dev key",
+      // The developer's own key on their own machine: docs/async-jobs.md sets the local webhook with it.
+      keyScope: "manage",
+    });
   });
 
-  const replicas = await startReplicaServer({ port: REPLICA_PORT });
+  const replicas = await step("Starting the provider replicas", () => startReplicaServer({ port: REPLICA_PORT }));
   console.log(`Provider replicas at ${replicas.url}`);
 
+  const base = `http://127.0.0.1:${API_PORT}`;
+  const cronPlan = planLocalCron(cronsOf(readFileSync(join(root, "wrangler.toml"), "utf8")));
+  const cronNotice = localCronNotice(cronPlan, FIRST_CRON_ROUND_AFTER_MS / 1000, `${base}${LOCAL_SCHEDULED_PATH}`);
   // Attempts that began before this moment died with the previous stack (docs/reliability.md).
   const stackStartedAt = Date.now();
   // Its own process group: stopping it stops workerd and the Chromium processes it launched, nothing else.
   const dev = spawnWranglerDev({ port: API_PORT, stdio: "pipe" });
-  // wrangler prints its bindings table a second time when it registers itself; that repetition is dropped.
-  dev.stdout?.pipe(withoutRepeatedBindingsTable()).pipe(process.stdout);
-  dev.stderr?.pipe(process.stderr);
+  const stdoutFilter = devOutputFilter({ verbose: VERBOSE, scheduledNotice: cronNotice });
+  const stderrFilter = devOutputFilter({ verbose: VERBOSE, scheduledNotice: cronNotice });
+  dev.stdout?.pipe(stdoutFilter.stream).pipe(process.stdout);
+  dev.stderr?.pipe(stderrFilter.stream).pipe(process.stderr);
+  let stopCron = (): void => undefined;
   let stopping = false;
   /** The processes below wrangler when stopping began: once wrangler exits they are orphans, found only through this. */
   let tree: number[] = [];
@@ -130,6 +146,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log("\nStopping the local stack…");
+    stopCron();
     // Chromium is started detached (its own process group) by the local Browser Rendering emulation: note every
     // process below wrangler now, while they are still its children, to stop them too.
     tree = descendantsOf(dev.pid);
@@ -152,14 +169,15 @@ async function main(): Promise<void> {
       .finally(() => process.exit(stopping ? 0 : (code ?? 0)));
   });
 
-  const base = `http://127.0.0.1:${API_PORT}`;
   const sites =
     origins.realSites.length === 0
       ? "the replicas"
       : origins.realSites.length === REPLICA_PROVIDERS.length
         ? "LIVE: the real sites"
         : `LIVE for ${origins.realSites.join(", ")}; the others on their replicas or overrides`;
-  await waitForApi(`${base}/openapi.json`, 120_000);
+  await step("Starting wrangler dev (workerd with local D1, KV, Queues, Durable Objects, Browser Rendering)", () =>
+    waitForApi(`${base}/openapi.json`, 120_000),
+  );
   // The local queue does not survive a stop: jobs left pending by the previous run get a new message now.
   try {
     const recovered = await recoverJobsAfterStart(base, adminToken, stackStartedAt);
@@ -183,6 +201,13 @@ async function main(): Promise<void> {
      "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"
 ────────────────────────────────────────────────────────────────────────
 `);
+  // From here on, requests in the log are the user's. wrangler logs a request a moment after answering it, so the
+  // launcher's own last start-up requests (the sign-in link) are still hidden for a second.
+  setTimeout(() => {
+    stdoutFilter.started();
+    stderrFilter.started();
+  }, 1_000).unref();
+  if (!stopping) stopCron = startLocalCron({ base, plan: cronPlan, firstRoundAfterMs: FIRST_CRON_ROUND_AFTER_MS, verbose: VERBOSE });
 }
 
 main().catch((error: unknown) => {

@@ -20,6 +20,12 @@
  * lease is handed back by `release`, given up by `abandon` (a caller that stopped waiting), or, if its holder died,
  * reclaimed by the pool's own alarm at its expiry, which then wakes the waiters. The session table is persisted, so an
  * evicted and restarted object still knows its sessions.
+ *
+ * A stored session may be gone: closed by Browser Rendering after its keep-alive, or, on a local stack, started by the
+ * previous run (its browser died with it). Connecting to one fails (locally with a stack trace from the binding), so
+ * the pool compares its sessions with the ones Browser Rendering lists before it hands any out: once per object
+ * start, and again before it hands out a session idle long enough to have expired. The gone ones are dropped quietly
+ * (counted as `gone`), never connected to.
  */
 import { DurableObject } from "cloudflare:workers";
 import { poolConfig, type PoolConfig } from "./pool-config";
@@ -36,6 +42,8 @@ const COUNTRY_KEY = "country";
 const LAUNCH_TIMES_KEY = "launch-times";
 const OVERRIDES_KEY = "config-overrides";
 const PREPARED_PAGES_SINCE_KEY = "prepared-pages-since";
+/** A session idle this close to its keep-alive may have been closed already: it is looked up before being handed out. */
+const KEEP_ALIVE_MARGIN_MS = 5_000;
 
 /** Operator overrides of the pool's settings: a setting given as `null` drops its override. */
 type PoolConfigOverrides = { [Setting in keyof PoolConfig]?: PoolConfig[Setting] | null };
@@ -47,6 +55,8 @@ export class BrowserPool extends DurableObject<Env> implements IdleSessionRetire
   private readonly waiters = new WaiterQueue();
   private readonly launcher: SessionLauncher;
   private scheduledAlarmAt: number | null = null;
+  /** Whether this object, since it started, has compared its stored sessions with Browser Rendering's live ones. */
+  private storedSessionsChecked = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -74,6 +84,10 @@ export class BrowserPool extends DurableObject<Env> implements IdleSessionRetire
     const domainsKey = domainsKeyOf(request.allowedDomains);
     const requestedAt = Date.now();
 
+    const firstIdle = this.book.idleFor(domainsKey);
+    await this.dropGoneSessions(
+      firstIdle !== undefined && requestedAt - firstIdle.idleSince >= this.config.keepAliveMs - KEEP_ALIVE_MARGIN_MS,
+    );
     const idle = this.book.idleFor(domainsKey);
     if (idle !== undefined) {
       this.counters.reuses += 1;
@@ -144,6 +158,8 @@ export class BrowserPool extends DurableObject<Env> implements IdleSessionRetire
   /** Expired leases are reclaimed here, at their expiry, whether or not any other scrape arrives. */
   override async alarm(): Promise<void> {
     this.scheduledAlarmAt = null;
+    // A lease of a previous run's session is dropped here rather than reclaimed (which would connect to close it).
+    await this.dropGoneSessions(false);
     await this.reclaimExpiredLeases();
     await this.scheduleLeaseAlarm();
   }
@@ -280,6 +296,33 @@ export class BrowserPool extends DurableObject<Env> implements IdleSessionRetire
     this.scheduledAlarmAt = earliest;
     if (earliest === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(earliest);
+  }
+
+  /**
+   * Drops the stored sessions Browser Rendering no longer has, without connecting to them: the first time this object
+   * runs, and whenever `mayHaveExpired` (a session about to be handed out idled about as long as its keep-alive).
+   */
+  private async dropGoneSessions(mayHaveExpired: boolean): Promise<void> {
+    if (this.storedSessionsChecked && !mayHaveExpired) return;
+    if (this.book.size === 0) {
+      this.storedSessionsChecked = true;
+      return;
+    }
+    const listedAt = Date.now();
+    const live = await this.launcher.liveSessionIds();
+    if (live === null) return;
+    this.storedSessionsChecked = true;
+    const gone = this.book.goneFrom(live, listedAt);
+    if (gone.length === 0) return;
+    for (const session of gone) {
+      // another call may have dropped it while the list was on its way
+      if (!this.book.remove(session.sessionId)) continue;
+      this.counters.gone += 1;
+      await this.launcher.forget(session.sessionId);
+    }
+    this.persist();
+    this.wakeWaitersForCapacity();
+    await this.scheduleLeaseAlarm();
   }
 
   /** Forgets a session and closes its browser (telling the global budget unless it asked for the room itself). */

@@ -123,16 +123,33 @@ export class SessionLauncher {
    * first unless the budget itself asked for it (`notifyBudget: false`: it forgets the session on its side).
    */
   async close(sessionId: string, options: { notifyBudget: boolean }): Promise<void> {
-    if (options.notifyBudget) {
-      await browserBudgetStub(this.env)
-        .forget(sessionId)
-        .catch((error: unknown) => console.error("The browser budget could not be told of a closed session", error));
-    }
+    if (options.notifyBudget) await this.forget(sessionId);
     try {
       const browser = await puppeteer.connect(devtoolsBinding(this.env.BROWSER), sessionId);
       await browser.close();
     } catch {
       // Already closed or unreachable: forgetting it is all that is left to do.
+    }
+  }
+
+  /** Tells the global budget that a session is gone, without touching its browser (best effort). */
+  async forget(sessionId: string): Promise<void> {
+    await browserBudgetStub(this.env)
+      .forget(sessionId)
+      .catch((error: unknown) => console.error("The browser budget could not be told of a closed session", error));
+  }
+
+  /**
+   * The ids of the sessions Browser Rendering has now, or null when it cannot say (then the pool keeps its sessions and
+   * a scrape that cannot connect to one replaces it, as before).
+   */
+  async liveSessionIds(): Promise<Set<string> | null> {
+    try {
+      const sessions = await puppeteer.sessions(this.env.BROWSER);
+      return new Set(sessions.map((session) => session.sessionId));
+    } catch (error) {
+      console.warn("Browser Rendering did not list its sessions; the pool's stored sessions are used as they are", error);
+      return null;
     }
   }
 

@@ -155,6 +155,15 @@ export class LeaseBook {
     return earliest;
   }
 
+  /**
+   * Sessions that joined the book before `listedAt` and are missing from `liveIds`, the sessions Browser Rendering
+   * listed at that moment: their browsers are gone (closed after their keep-alive, or started by a previous run of a
+   * local stack). A session that joined later may simply not have been listed yet, so it is never among them.
+   */
+  goneFrom(liveIds: ReadonlySet<string>, listedAt: number): PooledSession[] {
+    return this.all().filter((session) => session.launchedAt < listedAt && !liveIds.has(session.sessionId));
+  }
+
   /** Busy sessions per account holding them (fair queueing serves the account holding the fewest first). */
   busyByAccount(): Map<string, number> {
     const held = new Map<string, number>();

@@ -12,6 +12,8 @@ export interface PoolCounters {
   failures: number;
   discarded: number;
   reclaimed: number;
+  /** Stored sessions Browser Rendering no longer had, dropped without connecting to them. */
+  gone: number;
   rejectedQueueFull: number;
   displaced: number;
   rejectedWarmingUp: number;
@@ -26,6 +28,7 @@ export function restoreCounters(stored: Partial<PoolCounters> | undefined): Pool
     failures: 0,
     discarded: 0,
     reclaimed: 0,
+    gone: 0,
     rejectedQueueFull: 0,
     displaced: 0,
     rejectedWarmingUp: 0,
@@ -77,6 +80,7 @@ export function poolStatsView({ country, limits, sessions, queueByAccount, count
     failures: counters.failures,
     discarded: counters.discarded,
     reclaimed: counters.reclaimed,
+    gone: counters.gone,
     rejected_queue_full: counters.rejectedQueueFull,
     displaced: counters.displaced,
     rejected_warming_up: counters.rejectedWarmingUp,

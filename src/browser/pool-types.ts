@@ -63,6 +63,11 @@ export interface PoolStats {
   discarded: number;
   /** Leases that were not handed back in time and were reclaimed by the pool's alarm. */
   reclaimed: number;
+  /**
+   * Sessions the pool had stored but Browser Rendering no longer had (expired after their keep-alive, or started by a
+   * previous run of a local stack), dropped before any scrape connected to them.
+   */
+  gone: number;
   rejected_queue_full: number;
   /** Waiters of the account with the longest queue that gave their place to an account with fewer waiting. */
   displaced: number;

@@ -44,6 +44,10 @@ const PoolStatsSchema = z
     failures: z.number().int(),
     discarded: z.number().int(),
     reclaimed: z.number().int().openapi({ description: "Leases not handed back in time, reclaimed by the pool's alarm" }),
+    gone: z.number().int().openapi({
+      description:
+        "Stored sessions Browser Rendering no longer had (expired, or from a previous local run), dropped before any scrape connected to them",
+    }),
     rejected_queue_full: z.number().int(),
     displaced: z.number().int().openapi({ description: "Waiters that gave their place to an account with fewer waiting" }),
     rejected_warming_up: z.number().int(),

@@ -5,8 +5,11 @@
  * Tests run with BROWSER_POOL_SIZE=2 and BROWSER_POOL_QUEUE_LIMIT=4 (vitest.config.ts); each uses its own country.
  */
 import puppeteer from "@cloudflare/puppeteer";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { browserPoolStub } from "../../src/browser/browser-pool";
+import type { PooledSession } from "../../src/browser/pool-lease-book";
 import type { PoolStats } from "../../src/browser/pool-types";
 import { QUEUE_FULL_DETAIL, withScrapePage } from "../../src/browser/page-lease";
 import { api, balanceOf, createTestAccount, query, replicaControl, replicaRequests } from "../support/workers/helpers";
@@ -135,6 +138,37 @@ describe("browser pool", () => {
     const stats = await poolStats("PT");
     expect(stats.sessions.map((session) => session.session_id)).not.toContain(stale?.session_id);
     expect(stats.launches).toBe(2);
+    expect(await balanceOf(own.accountId)).toBe(0);
+  });
+
+  it("a stored session whose browser is gone (a previous run's) is dropped before anyone connects to it, counted as gone", async () => {
+    const own = await createTestAccount(6);
+    expect((await scrape(own.apiKey, { prompt: "Warm up", country: "PL" })).status).toBe(200);
+    const [warm] = (await poolStats("PL")).sessions;
+    expect(warm?.busy).toBe(false);
+    // What a restarted local stack finds: the pool's storage still lists a session of the previous run, first in line
+    // for reuse, whose browser died with that run. The object restarts (abort), so it reads its storage again.
+    const pool = browserPoolStub(env, "PL");
+    await runInDurableObject(pool, (_instance, state) => {
+      const stored = state.storage.kv.get<PooledSession[]>("sessions") ?? [];
+      const [live] = stored;
+      if (live === undefined) throw new Error("the warm session is not stored");
+      const previousRun: PooledSession = { ...live, sessionId: "session-of-the-previous-run", launchedAt: live.launchedAt - 60_000 };
+      state.storage.kv.put("sessions", [previousRun, ...stored]);
+    });
+    await expect(runInDurableObject(pool, (_instance, state) => state.abort("restart, as a new run of the stack"))).rejects.toThrow(
+      "restart",
+    );
+
+    const next = await scrape(own.apiKey, { prompt: "After the restart", country: "PL" });
+    expect(next.status).toBe(200);
+    const stats = await poolStats("PL");
+    expect(stats.gone).toBe(1);
+    // never connected to: no failed connection, no replacement launched; the live warm session served the scrape
+    expect(stats.failures).toBe(0);
+    expect(stats.launches).toBe(1);
+    expect(stats.reuses).toBe(1);
+    expect(stats.sessions.map((session) => session.session_id)).toEqual([warm?.session_id]);
     expect(await balanceOf(own.accountId)).toBe(0);
   });
 

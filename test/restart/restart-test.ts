@@ -248,9 +248,9 @@ async function main(): Promise<number> {
     apiKey: `sk_${randomBytes(32).toString("base64url")}`,
   }));
 
-  applyMigrations({ persistTo: PERSIST_TO });
+  await applyMigrations({ persistTo: PERSIST_TO });
   for (const account of accounts) {
-    seedAccount(
+    await seedAccount(
       {
         accountId: account.accountId,
         keyId: `key_${account.accountId}`,

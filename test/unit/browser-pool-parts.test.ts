@@ -98,6 +98,18 @@ describe("lease book", () => {
     book.add("idle", "chatgpt", CHATGPT, 0);
     expect(Object.fromEntries(book.busyByAccount())).toEqual({ "acct-a": 2, "acct-b": 1, "": 1 });
   });
+
+  it("gone sessions: those Browser Rendering did not list, busy or idle, but never one that joined after the listing", () => {
+    const book = new LeaseBook();
+    book.add("previous-run-idle", "chatgpt", CHATGPT, 1_000);
+    book.lease(book.add("previous-run-leased", "chatgpt", CHATGPT, 1_000), "lease-old", "acct-a", 9_000);
+    book.add("live", "chatgpt", CHATGPT, 2_000);
+    // launched while the list was on its way: too new to be in it
+    book.add("launched-meanwhile", "chatgpt", CHATGPT, 5_000);
+    const gone = book.goneFrom(new Set(["live"]), 5_000);
+    expect(gone.map((session) => session.sessionId)).toEqual(["previous-run-idle", "previous-run-leased"]);
+    expect(book.goneFrom(new Set(["live", "previous-run-idle", "previous-run-leased"]), 5_000)).toEqual([]);
+  });
 });
 
 describe("fair wait queue: who is displaced and who is served", () => {
@@ -250,7 +262,7 @@ describe("operator view", () => {
       limits: { size: 2, maxSessions: 8, queueLimit: 16 },
       sessions: book.all(),
       queueByAccount: { "acct-a": 2, "acct-b": 1 },
-      counters: { ...restoreCounters({ launches: 3, reuses: 4 }), displaced: 1 },
+      counters: { ...restoreCounters({ launches: 3, reuses: 4 }), displaced: 1, gone: 2 },
     });
     expect(view).toEqual({
       country: "IS",
@@ -298,6 +310,7 @@ describe("operator view", () => {
       failures: 0,
       discarded: 0,
       reclaimed: 0,
+      gone: 2,
       rejected_queue_full: 0,
       displaced: 1,
       rejected_warming_up: 0,

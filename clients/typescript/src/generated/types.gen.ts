@@ -715,6 +715,10 @@ export type PoolStats = {
    * Leases not handed back in time, reclaimed by the pool's alarm
    */
   reclaimed: number;
+  /**
+   * Stored sessions Browser Rendering no longer had (expired, or from a previous local run), dropped before any scrape connected to them
+   */
+  gone: number;
   rejected_queue_full: number;
   /**
    * Waiters that gave their place to an account with fewer waiting
