@@ -157,15 +157,22 @@ describe("npm start: the Cron Triggers of wrangler.toml", () => {
     expect(cronSchedule("0 0 1 * 1")?.dueAt(new Date("2026-11-23T00:00:00Z"))).toBe(true);
   });
 
+  it("understands names and the last day of the month, as Cloudflare's Cron Triggers do", () => {
+    expect(cronSchedule("0 0 * * MON")?.dueAt(new Date("2026-11-23T00:00:00Z"))).toBe(true); // a Monday
+    expect(cronSchedule("0 0 * * MON")?.dueAt(new Date("2026-11-24T00:00:00Z"))).toBe(false);
+    expect(cronSchedule("0 0 L * *")?.dueAt(new Date("2026-11-30T00:00:00Z"))).toBe(true);
+    expect(cronSchedule("0 0 L * *")?.dueAt(new Date("2026-11-29T00:00:00Z"))).toBe(false);
+  });
+
   it("leaves expressions it does not understand to the manual trigger, and says so", () => {
-    expect(cronSchedule("0 0 * * MON")).toBeNull();
     expect(cronSchedule("61 * * * *")).toBeNull();
     expect(cronSchedule("* * * *")).toBeNull();
-    const plan = planLocalCron(["*/10 * * * *", "* * * * *", "0 0 L * *"]);
-    expect(plan.unsupported).toEqual(["0 0 L * *"]);
+    expect(cronSchedule("every day")).toBeNull();
+    const plan = planLocalCron(["*/10 * * * *", "* * * * *", "61 * * * *"]);
+    expect(plan.unsupported).toEqual(["61 * * * *"]);
     expect(localCronNotice(plan, 30, "http://127.0.0.1:8787/cdn-cgi/local/scheduled")).toBe(
       'Cron Triggers: the launcher runs "*/10 * * * *" every 10 minutes, "* * * * *" every minute (first round 30 s after start); ' +
-        'not run locally: "0 0 L * *" (trigger with curl "http://127.0.0.1:8787/cdn-cgi/local/scheduled?cron=<expression>").',
+        'not run locally: "61 * * * *" (trigger with curl "http://127.0.0.1:8787/cdn-cgi/local/scheduled?cron=<expression>").',
     );
     expect(localCronNotice(planLocalCron([]), 30, "http://x")).toBe("Cron Triggers: none in wrangler.toml.");
   });
