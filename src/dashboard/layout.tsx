@@ -1,5 +1,6 @@
 /** The page frame: head, top bar with navigation and sign-out, and the content area. */
 import type { Child } from "hono/jsx";
+import { BrandMark } from "../http/brand-mark";
 import { ASSET_VERSION } from "./assets";
 
 const PRODUCT_NAME = "AI Answer Scraper";
@@ -10,17 +11,6 @@ export interface SignedInFrame {
   accountName: string;
   csrf: string;
   active: NavItem | null;
-}
-
-function BrandMark() {
-  return (
-    <span class="brand-mark" aria-hidden="true">
-      <svg width="16" height="16" viewBox="0 0 16 16" fill="none" aria-hidden="true" role="presentation">
-        <path d="M3 12.5 8 3l5 9.5" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
-        <path d="M5.2 9h5.6" stroke="#fff" stroke-width="1.8" stroke-linecap="round" />
-      </svg>
-    </span>
-  );
 }
 
 const NAV: Array<{ id: NavItem; href: string; label: string }> = [

@@ -4,6 +4,7 @@ import { FAILURE_REASON_LABELS } from "../status/failure-reason";
 import { STATUS_THRESHOLDS } from "../status/status-levels";
 import type { ProviderState, ProviderStatus, ServiceStatus, WindowFigures } from "../status/status-schema";
 import { relativeTime } from "../util/relative-time";
+import { BrandMark } from "./brand-mark";
 import { statusHeadline } from "./status-headline";
 
 /** The page reloads itself this often (seconds); the figures behind it are at most 30 s old. */
@@ -164,12 +165,7 @@ function StatusPage({ status }: { status: ServiceStatus }) {
         <header class="topbar">
           <div class="topbar-inner">
             <span class="brand">
-              <span class="brand-mark" aria-hidden="true">
-                <svg width="16" height="16" viewBox="0 0 16 16" fill="none" aria-hidden="true" role="presentation">
-                  <path d="M3 12.5 8 3l5 9.5" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
-                  <path d="M5.2 9h5.6" stroke="#fff" stroke-width="1.8" stroke-linecap="round" />
-                </svg>
-              </span>
+              <BrandMark />
               AI Answer Scraper status
             </span>
             <a class="json" href="/status.json">
