@@ -79,17 +79,19 @@ export function startLocalCron({ base, plan, firstRoundAfterMs, verbose }: Local
     timers.add(timer);
   };
 
+  /** Milliseconds to a second into the next minute. */
+  const toNextMinute = (): number => 60_000 - (Date.now() % 60_000) + 1_000;
   /** A second into each minute, the expressions due in it. */
   const everyMinute = (): void => {
     const now = new Date();
     for (const schedule of plan.schedules) if (schedule.dueAt(now)) void trigger(schedule.expression);
-    later(60_000 - (Date.now() % 60_000) + 1_000, everyMinute);
+    later(toNextMinute(), everyMinute);
   };
 
   later(firstRoundAfterMs, () => {
     for (const schedule of plan.schedules) void trigger(schedule.expression);
   });
-  later(60_000 - (Date.now() % 60_000) + 1_000, everyMinute);
+  later(toNextMinute(), everyMinute);
 
   return () => {
     stopped.abort();

@@ -63,7 +63,7 @@ export const ServiceStatusSchema = z
         format: "date-time",
         description:
           "The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure " +
-          "cover only the time since. null when none is on record (a new deployment): no provider has any data yet",
+          "cover only the time since. null when none is on record (a new deployment): no provider has data yet",
       }),
     providers: z.array(ProviderStatusSchema),
   })

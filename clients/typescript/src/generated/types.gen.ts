@@ -1231,7 +1231,7 @@ export type ServiceStatus = {
   status: "up" | "partial" | "degraded" | "down" | "unknown";
   generated_at: string;
   /**
-   * The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure cover only the time since. null when none is on record (a new deployment): no provider has any data yet
+   * The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure cover only the time since. null when none is on record (a new deployment): no provider has data yet
    */
   history_since: string | null;
   providers: Array<ProviderStatus>;
