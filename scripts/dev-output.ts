@@ -11,6 +11,7 @@
  * every request once the stack is up, goes through untouched.
  */
 import { Transform, type TransformCallback } from "node:stream";
+import { stripVTControlCharacters } from "node:util";
 
 const TABLE_HEADING = "Your Worker has access to the following bindings:";
 const SCHEDULED_WARNING = "Scheduled Workers are not automatically triggered during local development.";
@@ -30,13 +31,6 @@ const START_UP_CHATTER: readonly RegExp[] = [
 ];
 /** wrangler's log line for one request: `[wrangler:info] GET /path 200 OK (12ms)`. */
 const REQUEST_LINE = /^\[wrangler:info\] [A-Z]+ (\S+) \d{3} /;
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what starts a colour code
-const ANSI_CODE = /\u001b\[[0-9;]*m/g;
-
-export function withoutColours(line: string): string {
-  return line.replace(ANSI_CODE, "");
-}
 
 export interface DevOutputOptions {
   verbose: boolean;
@@ -72,9 +66,9 @@ export function devOutputFilter(options: DevOutputOptions): DevOutputFilter {
 
   const lineOut = (line: string): string => {
     if (table !== null) return tableLine(line);
-    const plain = withoutColours(line).trim();
+    const plain = stripVTControlCharacters(line).trim();
     if (inScheduledWarning) {
-      if (plain === "" || /^\s/.test(withoutColours(line))) return "";
+      if (plain === "" || /^\s/.test(stripVTControlCharacters(line))) return "";
       inScheduledWarning = false;
     }
     if (plain === TABLE_HEADING) {

@@ -5,9 +5,10 @@
  * (colours included); the expected outputs are what a newcomer should see, written out by hand.
  */
 import { Readable } from "node:stream";
+import { stripVTControlCharacters } from "node:util";
 import { describe, expect, it } from "vitest";
 import { cronSchedule, cronsOf, describeCron } from "../../scripts/cron-schedule";
-import { devOutputFilter, type DevOutputFilter, withoutColours } from "../../scripts/dev-output";
+import { devOutputFilter, type DevOutputFilter } from "../../scripts/dev-output";
 import { localCronNotice, planLocalCron } from "../../scripts/local-cron";
 import { step } from "../../scripts/start-progress";
 
@@ -71,7 +72,10 @@ async function filtered(filter: DevOutputFilter, before: readonly string[], afte
   for (const chunk of chunks(after)) filter.stream.write(chunk);
   filter.stream.end();
   await ended;
-  return out.split("\n").slice(0, -1).map(withoutColours);
+  return out
+    .split("\n")
+    .slice(0, -1)
+    .map((line) => stripVTControlCharacters(line));
 }
 
 describe("npm start: wrangler's output", () => {
