@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { base64ToBytes, base64UrlToBytes, bytesToBase64, bytesToBase64Url } from "../../src/util/base64";
 import { isHttpUrl, parseHttpUrl } from "../../src/util/http-url";
 import { parseJsonOrUndefined, trimmedOrNull } from "../../src/util/json-record";
+import { providerTimestampOrNull } from "../../src/util/time";
 import { isUuid } from "../../src/util/uuid";
 
 // 0xfb 0xff encode to the two characters that differ between the alphabets: "+/8=" standard, "-_8" url.
@@ -93,5 +94,20 @@ describe("lenient JSON", () => {
     expect(trimmedOrNull(" \t ")).toBeNull();
     expect(trimmedOrNull(42)).toBeNull();
     expect(trimmedOrNull(null)).toBeNull();
+  });
+});
+
+describe("provider timestamps", () => {
+  it("writes any ISO 8601 instant as UTC with milliseconds and a +00:00 offset", () => {
+    expect(providerTimestampOrNull("2026-03-12T22:37:10Z")).toBe("2026-03-12T22:37:10.000+00:00");
+    expect(providerTimestampOrNull("2026-03-12T22:37:10.5Z")).toBe("2026-03-12T22:37:10.500+00:00");
+    expect(providerTimestampOrNull(" 2026-03-12T23:37:10.123+01:00 ")).toBe("2026-03-12T22:37:10.123+00:00");
+    expect(providerTimestampOrNull("2026-03-12")).toBe("2026-03-12T00:00:00.000+00:00");
+  });
+
+  it("is null for what is not a date", () => {
+    for (const raw of ["", "  ", "2026", "March 12, 2026", "2026-13-45T00:00:00Z", "yesterday", 1741819030, null, undefined, {}]) {
+      expect(providerTimestampOrNull(raw), String(raw)).toBeNull();
+    }
   });
 });

@@ -12,6 +12,7 @@ import { decodeNdjson } from "../shared/decode/ndjson";
 import type { StreamCapture } from "../../browser/page/capture/types";
 import { isRecord, type JsonRecord, listOf, parseJsonOrUndefined, trimmedOrNull } from "../../util/json-record";
 import { isHttpUrl } from "../../util/http-url";
+import { providerTimestampOrNull } from "../../util/time";
 
 interface StreamedToken {
   text: string;
@@ -227,8 +228,8 @@ function toConversation(raw: JsonRecord): Conversation | null {
     conversation_id: id,
     title: trimmedOrNull(raw.title),
     temporary: raw.temporary === true,
-    create_time: trimmedOrNull(raw.createTime),
-    modify_time: trimmedOrNull(raw.modifyTime),
+    create_time: providerTimestampOrNull(raw.createTime),
+    modify_time: providerTimestampOrNull(raw.modifyTime),
   };
 }
 
@@ -270,7 +271,7 @@ function toSocialResult(raw: unknown): SocialResult | null {
     text: typeof raw.text === "string" ? raw.text : "",
     view_count: viewCount(raw.viewCount),
     profile_image_url: httpUrlOrNull(raw.profileImageUrl),
-    create_time: trimmedOrNull(raw.createTime),
+    create_time: providerTimestampOrNull(raw.createTime),
   };
 }
 

@@ -39,6 +39,14 @@ function webSources(data: GrokScenario): { title: string; url: string; preview: 
   });
 }
 
+/**
+ * The API writes every time field as UTC with milliseconds and a `+00:00` offset; the replica sends Grok's `…Z` form,
+ * with or without milliseconds, or an empty string.
+ */
+function apiTime(providerTime: string): string | null {
+  return providerTime === "" ? null : new Date(providerTime).toISOString().replace(/Z$/, "+00:00");
+}
+
 /** §4 social_results: `@` stripped, views as an integer (absent → 0), empty image/time → null. */
 function socialResults(data: GrokScenario): unknown[] {
   const posts: readonly GrokXPost[] = data.xposts ?? [
@@ -51,7 +59,7 @@ function socialResults(data: GrokScenario): unknown[] {
     text: post.text,
     view_count: post.viewCount === undefined ? 0 : Number(post.viewCount),
     profile_image_url: post.profileImageUrl === undefined || post.profileImageUrl === "" ? null : post.profileImageUrl,
-    create_time: post.createTime === "" ? null : post.createTime,
+    create_time: apiTime(post.createTime),
   }));
 }
 
@@ -61,8 +69,8 @@ function conversation(data: GrokScenario): unknown {
     conversation_id: data.conversation.conversationId,
     title: data.newTitle ?? data.conversation.title,
     temporary: data.conversation.temporary,
-    create_time: data.conversation.createTime,
-    modify_time: data.conversation.modifyTime,
+    create_time: apiTime(data.conversation.createTime),
+    modify_time: apiTime(data.conversation.modifyTime),
   };
 }
 
@@ -158,8 +166,8 @@ function defaultCase(id: string, prompt: string, mode: GrokMode): OracleCase {
         conversation_id: "6a1f0c2e-5b7d-4e8a-9c3f-000000000000",
         title: prompt,
         temporary: false,
-        create_time: "2026-03-01T09:26:53.589Z",
-        modify_time: "2026-03-01T09:26:53.589Z",
+        create_time: "2026-03-01T09:26:53.589+00:00",
+        modify_time: "2026-03-01T09:26:53.589+00:00",
       },
       llm_model: `grok-4-${MODE_IDS[mode]}`,
     },
