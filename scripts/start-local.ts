@@ -43,6 +43,8 @@ const SIGN_UP_CREDITS = 1500;
 const VERBOSE = process.argv.includes("--verbose") || process.env.VERBOSE === "1";
 /** Soon enough that the status page fills while the newcomer reads the banner, late enough not to slow the start. */
 const FIRST_CRON_ROUND_AFTER_MS = 30_000;
+/** How often the process tree below wrangler is noted again while it stops (see `stop`). */
+const TREE_WATCH_MS = 250;
 
 function readOrCreate(file: string, create: () => string): string {
   const path = join(localDir, file);
@@ -140,16 +142,25 @@ async function main(): Promise<void> {
   dev.stderr?.pipe(stderrFilter.stream).pipe(process.stderr);
   let stopCron = (): void => undefined;
   let stopping = false;
-  /** The processes below wrangler when stopping began: once wrangler exits they are orphans, found only through this. */
-  let tree: number[] = [];
+  /**
+   * Every process seen below wrangler since stopping began: once wrangler exits they are orphans, found only through
+   * this. Chromium is started detached (its own process group) by the local Browser Rendering emulation, and the pool
+   * may still launch one while wrangler shuts down, so the tree is noted again every few hundred milliseconds until
+   * wrangler has exited, not once.
+   */
+  const tree = new Set<number>();
+  const noteTree = (): void => {
+    for (const pid of descendantsOf(dev.pid)) tree.add(pid);
+  };
+  let treeWatch: NodeJS.Timeout | undefined;
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
     console.log("\nStopping the local stack…");
     stopCron();
-    // Chromium is started detached (its own process group) by the local Browser Rendering emulation: note every
-    // process below wrangler now, while they are still its children, to stop them too.
-    tree = descendantsOf(dev.pid);
+    noteTree();
+    treeWatch = setInterval(noteTree, TREE_WATCH_MS);
+    treeWatch.unref();
     signalGroup(dev, "SIGINT");
     // whatever has not exited after a few seconds (a browser, a stuck worker) is stopped for good
     setTimeout(() => {
@@ -161,8 +172,10 @@ async function main(): Promise<void> {
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   dev.on("exit", (code) => {
+    clearInterval(treeWatch);
+    noteTree();
     signalGroup(dev, "SIGKILL");
-    for (const pid of [...tree, ...descendantsOf(dev.pid)]) signalProcess(pid, "SIGKILL");
+    for (const pid of tree) signalProcess(pid, "SIGKILL");
     void replicas
       .close()
       .catch(() => undefined)
