@@ -1,8 +1,8 @@
 /**
  * docs/examples.md cannot rot: every code block marked `<!-- example: … -->` is run as it is written — curl under bash,
  * Python with python3 (standard library only), JavaScript with node — against the whole Worker under `wrangler dev`
- * and the provider replicas (test/browser/global-setup.ts), with only `KEY` and `API` in its environment, and its
- * output is checked. The stack runs on a free port, so an example that ignored `API` would fail.
+ * and the provider replicas (test/browser/global-setup.ts), with only `API_KEY` and `API_URL` in its environment, and
+ * its output is checked. The stack runs on a free port, so an example that ignored `API_URL` would fail.
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -41,8 +41,8 @@ async function execute(example: Example): Promise<string> {
   const file = join(workDir, { sh: "example.sh", python: "example.py", js: "example.mjs" }[example.language]);
   writeFileSync(file, `${example.code}\n`);
   const command = { sh: "bash", python: "python3", js: process.execPath }[example.language];
-  // Nothing of this test's environment but PATH: the example must get by with KEY and API.
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", KEY: apiKey, API: baseUrl };
+  // Nothing of this test's environment but PATH: the example must get by with API_KEY and API_URL.
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", API_KEY: apiKey, API_URL: baseUrl };
   const { stdout } = await run(command, [file], { cwd: workDir, env, timeout: RUN_TIMEOUT_MS });
   return stdout;
 }

@@ -2,7 +2,7 @@
  * Typed client of the AI Answer Scraper API.
  *
  * ```ts
- * const scraper = new AnswerScraperClient({ baseUrl: "https://scraper.example.com", apiKey: process.env.SCRAPER_API_KEY });
+ * const scraper = new AnswerScraperClient({ baseUrl: process.env.API_URL ?? "http://127.0.0.1:8787", apiKey: process.env.API_KEY ?? "" });
  * const answer = await scraper.scrape("grok", { prompt: "What is new with Starship?", mode: "MODEL_MODE_EXPERT" });
  * ```
  */
