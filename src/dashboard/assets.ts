@@ -113,6 +113,12 @@ input[type="text"]:focus { outline: 2px solid var(--accent-soft); border-color: 
 .snippet { background: #111827; color: #e5e7eb; border-radius: 10px; padding: 14px 16px; font-size: .85rem; line-height: 1.6; margin: 0 0 12px;
   white-space: pre-wrap; word-break: break-all; }
 .snippet .dim { color: #9ca3af; }
+/* The Requests page: its kind filter, its ids (up to 128 characters, broken anywhere) and its pager below the table. */
+.filters { display: flex; gap: 6px; flex-wrap: wrap; }
+.filters a[aria-current="page"] { background: var(--accent-soft); border-color: #d5d8fd; color: var(--accent-dark); }
+code.request-id { word-break: break-all; }
+.job-request { display: block; }
+.pager { display: flex; gap: 8px; justify-content: flex-end; margin-top: 36px; }
 .empty { text-align: center; color: var(--muted); padding: 28px 12px; }
 .empty strong { display: block; color: var(--text); margin-bottom: 4px; }
 .usage-list { list-style: none; padding: 0; margin: 0; }
