@@ -52,7 +52,9 @@ export function Layout({ title, frame, children }: { title: string; frame: Signe
                   <a href="/docs">API docs</a>
                 </nav>
                 <div class="account-menu">
-                  <span class="account-name">{frame.accountName}</span>
+                  <span class="account-name" title={frame.accountName}>
+                    {frame.accountName}
+                  </span>
                   <form method="post" action="/dashboard/logout">
                     <input type="hidden" name="_csrf" value={frame.csrf} />
                     <button class="btn btn-secondary btn-small" type="submit">

@@ -140,7 +140,7 @@ export function RequestsPage({ frame, data }: { frame: SignedInFrame; data: Requ
       <main>
         <PageHead
           title="Requests"
-          subtitle={`Scrapes, jobs and batches of the last ${data.retentionDays} days, newest first. Quote a request id (the X-Request-Id response header) when you contact support.`}
+          subtitle={`Scrapes, jobs and batches of the last ${data.retentionDays} days, newest first. Quote a request id when you contact support.`}
         />
         <section class="card" aria-labelledby="requests-title">
           <div class="card-head">
@@ -164,7 +164,7 @@ export function RequestsPage({ frame, data }: { frame: SignedInFrame; data: Requ
             </div>
           ) : (
             <div class="table-wrap">
-              <table class="responsive" data-testid="requests-table">
+              <table class="responsive dense" data-testid="requests-table">
                 <thead>
                   <tr>
                     <th>Time</th>
