@@ -7,6 +7,7 @@
  * `job_id`) and lists only jobs within their 24-hour retention: older records are gone.
  */
 import { base64UrlToBytes, bytesToBase64Url } from "../util/base64";
+import { jobSubject, logLine } from "../util/log-line";
 import { JOB_RETENTION_MS } from "./job-policy";
 import type { JobStatus } from "./job-types";
 
@@ -37,7 +38,7 @@ export async function recordSubmittedJob(db: D1Database, job: IndexedJob): Promi
       .bind(job.jobId, job.accountId, job.keyId, job.scraper, job.createdAt, job.requestId ?? null)
       .run();
   } catch (error) {
-    console.error(`jobs index: could not record job ${job.jobId}`, error);
+    console.error(logLine(jobSubject(job.requestId ?? null, job.jobId), "jobs index: could not record the job"), error);
   }
 }
 

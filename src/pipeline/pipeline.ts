@@ -127,7 +127,7 @@ async function scrapeFresh(
     );
   } catch (error) {
     await endAdmission?.();
-    if (error instanceof ScraperDriftError) await recordDrift(env, error);
+    if (error instanceof ScraperDriftError) await recordDrift(env, error, request.logSubject);
     throw error;
   }
   // The slot goes back while the answer is checked and stored: the slot, the cache entry and the hosted markdown are
