@@ -5,7 +5,9 @@
  * the lines its attempts log start with `[<request id> job <job id>]` (docs/errors.md "Request ids", docs/dashboard.md).
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pruneRequestLog } from "../../src/accounts/request-log";
 import worker from "../../src/index";
@@ -169,6 +171,28 @@ describe("the Requests page", () => {
     const second = await requestsPage(account.accountId, older);
     expect(rowsOf(second).map((row) => row.requestId)).toEqual(["page-01", "page-00"]);
     expect(second).not.toContain('rel="next"');
+  });
+
+  it("lists an MCP tool call under the id of the POST /mcp that carried it, marked via MCP", async () => {
+    const account = await createTestAccount();
+    const prompt = "Asked by an assistant";
+    await seedAnswer(account.accountId, prompt);
+    const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
+      fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+      requestInit: { headers: { "X-API-Key": account.apiKey, "X-Request-Id": "assistant-call.9" } },
+    });
+    const client = new Client({ name: "request-log-test", version: "1.0.0" });
+    try {
+      await client.connect(transport);
+      const result = await client.callTool({ name: "scrape_grok", arguments: { prompt } });
+      expect(result.isError).not.toBe(true);
+    } finally {
+      await client.close();
+    }
+    const row = rowOf(await requestsPageListing(account, ["assistant-call.9"]), "assistant-call.9");
+    expect(cell(row, "Kind")).toContain("via MCP");
+    expect(row).toContain('data-status-code="200"');
+    expect(row).toContain('data-credits="3"');
   });
 
   it("refuses a filter it does not know with a 400 page", async () => {
