@@ -26,6 +26,7 @@ import { openLocalisedPage, puppeteer, type PageRequest } from "./session";
 import { PageSession } from "./page/page-session";
 import { StepLog, stepTimingsEnabled, writeStepLog } from "./page/step-timings";
 import { type NextPage, prepareNextPage, takeWarmPage } from "./warm-page";
+import { logLine, type LogSubject } from "../util/log-line";
 
 /** Time a lease may outlive the caller's deadline (closing the page, handing the session back). */
 const LEASE_GRACE_MS = 30_000;
@@ -46,6 +47,8 @@ export interface ScrapePageRequest extends PageRequest {
   deadline: number;
   /** A provider account's session goes into the page before the landing: such a scrape never starts hot. */
   signedIn?: boolean;
+  /** Who the scrape's log lines are about (src/util/log-line.ts); omitted by tests driving a page directly. */
+  logSubject?: LogSubject;
 }
 
 /**
@@ -81,7 +84,7 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
     outcome = "ok";
     return result;
   } finally {
-    if (stepTimingsEnabled(env)) writeStepLog({ provider: request.provider, country: request.country, outcome }, steps);
+    if (stepTimingsEnabled(env)) writeStepLog({ provider: request.provider, country: request.country, outcome }, steps, request.logSubject);
   }
 }
 
@@ -98,7 +101,9 @@ async function leaseAndUsePage<T>(
     const remainingMs = Math.max(0, request.deadline - Date.now());
     // If the caller gives up while waiting, the pool hears of it now rather than when the wait would have ended.
     const giveUp = () => {
-      pool.abandon(leaseId).catch((error: unknown) => console.error("Could not give up a browser lease", error));
+      pool
+        .abandon(leaseId)
+        .catch((error: unknown) => console.error(logLine(request.logSubject, "Could not give up a browser lease"), error));
     };
     request.signal.addEventListener("abort", giveUp, { once: true });
     let lease: AcquireResult;

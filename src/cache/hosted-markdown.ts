@@ -5,6 +5,7 @@
  * fetches `markdown_url` at once may arrive before the write: a read that finds nothing looks again for up to ~1 s
  * before it answers 404, and a background write that fails is tried once more.
  */
+import { logLine, type LogSubject } from "../util/log-line";
 
 const HOSTED_MARKDOWN_TTL_SECONDS = 24 * 60 * 60;
 
@@ -20,12 +21,17 @@ export async function storeHostedMarkdown(kv: Pick<KVNamespace, "put">, jobId: s
 }
 
 /** `storeHostedMarkdown` for work that runs after the response: one more try on failure, then logged; never rejects. */
-export async function storeHostedMarkdownAfterResponse(kv: Pick<KVNamespace, "put">, jobId: string, markdown: string): Promise<void> {
+export async function storeHostedMarkdownAfterResponse(
+  kv: Pick<KVNamespace, "put">,
+  jobId: string,
+  markdown: string,
+  logSubject?: LogSubject,
+): Promise<void> {
   try {
     await storeHostedMarkdown(kv, jobId, markdown);
   } catch {
     await storeHostedMarkdown(kv, jobId, markdown).catch((cause: unknown) => {
-      console.error("could not write a hosted markdown document; its markdown_url answers 404", cause);
+      console.error(logLine(logSubject, "could not write a hosted markdown document; its markdown_url answers 404"), cause);
     });
   }
 }

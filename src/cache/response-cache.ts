@@ -10,6 +10,7 @@
 import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
 import { sha256Hex } from "../util/crypto";
+import { logLine, type LogSubject } from "../util/log-line";
 
 /** KV refuses TTLs below 60 s. */
 const MINIMUM_TTL_SECONDS = 60;
@@ -35,12 +36,18 @@ export async function readCachedAnswer(kv: KVNamespace, key: string): Promise<Re
 }
 
 /** Stores `answer` under `key`. Best effort: a failed write is logged (it only costs a later scrape), never thrown. */
-export async function writeCachedAnswer(kv: KVNamespace, key: string, answer: Record<string, unknown>, ttlSeconds: number): Promise<void> {
+export async function writeCachedAnswer(
+  kv: KVNamespace,
+  key: string,
+  answer: Record<string, unknown>,
+  ttlSeconds: number,
+  logSubject?: LogSubject,
+): Promise<void> {
   writesInFlight.set(key, answer);
   try {
     await kv.put(key, JSON.stringify(answer), { expirationTtl: Math.max(MINIMUM_TTL_SECONDS, Math.floor(ttlSeconds)) });
   } catch (cause) {
-    console.error("could not write the response cache entry; the next identical request scrapes again", cause);
+    console.error(logLine(logSubject, "could not write the response cache entry; the next identical request scrapes again"), cause);
   } finally {
     if (writesInFlight.get(key) === answer) writesInFlight.delete(key);
   }

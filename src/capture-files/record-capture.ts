@@ -12,6 +12,7 @@ import { ScraperDriftError, ServiceError, toServiceError } from "../errors";
 import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
 import { runScrape } from "../pipeline/pipeline";
 import { type AnyProvider, resolveOrigin } from "../scrapers/registry";
+import { serviceSubject } from "../util/log-line";
 import { isoTimestamp } from "../util/time";
 import { type CaptureFile, captureFileOf } from "./format";
 import { redactCaptureFile } from "./redact";
@@ -57,6 +58,7 @@ export async function recordCapture(env: Env, request: CaptureRequest): Promise<
         params: { ...params, bypass_cache: true },
         jobId: crypto.randomUUID(),
         baseUrl: request.baseUrl,
+        logSubject: serviceSubject(`capture ${provider.id}`),
         startedAt: Date.now(),
         recorder,
       },

@@ -24,17 +24,19 @@ h2 { font-size: 1.05rem; margin: 0 0 4px; }
 p { margin: 0 0 12px; }
 
 .topbar { background: var(--surface); border-bottom: 1px solid var(--border); }
-.topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 20px; display: flex; align-items: center; gap: 24px; min-height: 60px; flex-wrap: wrap; }
+.topbar-inner { max-width: 1080px; margin: 0 auto; padding: 0 20px; display: flex; align-items: center; gap: 16px; min-height: 60px; flex-wrap: wrap; }
 .brand { display: flex; align-items: center; gap: 10px; font-weight: 700; color: var(--text); white-space: nowrap; }
 .brand:hover { text-decoration: none; }
 .brand-mark { width: 28px; height: 28px; border-radius: 8px; background: linear-gradient(135deg, #6366f1, #4338ca); display: grid; place-items: center; }
 /* The links wrap onto another row rather than run off-screen, and a link never breaks inside its name ("API keys"). */
-.nav { display: flex; flex-wrap: wrap; gap: 4px; flex: 1; }
-.nav a { color: var(--muted); padding: 8px 12px; border-radius: 8px; font-weight: 500; white-space: nowrap; }
+.nav { display: flex; flex-wrap: wrap; gap: 2px; flex: 1; }
+.nav a { color: var(--muted); padding: 8px 8px; border-radius: 8px; font-weight: 500; white-space: nowrap; }
 .nav a:hover { background: var(--bg); text-decoration: none; color: var(--text); }
 .nav a[aria-current="page"] { color: var(--accent); background: var(--accent-soft); }
 .account-menu { display: flex; align-items: center; gap: 12px; color: var(--muted); font-size: .9rem; }
 .account-menu form { margin: 0; }
+/* A long account name is cut (its full text is the title), so the seven sections keep one row at 1280 px. */
+.account-name { max-width: 7rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 
 main { max-width: 1080px; margin: 0 auto; padding: 28px 20px 64px; }
 .page-head { display: flex; align-items: flex-end; justify-content: space-between; gap: 16px; margin-bottom: 22px; flex-wrap: wrap; }
@@ -113,6 +115,18 @@ input[type="text"]:focus { outline: 2px solid var(--accent-soft); border-color: 
 .snippet { background: #111827; color: #e5e7eb; border-radius: 10px; padding: 14px 16px; font-size: .85rem; line-height: 1.6; margin: 0 0 12px;
   white-space: pre-wrap; word-break: break-all; }
 .snippet .dim { color: #9ca3af; }
+/* The Requests page: its kind filter, its ids (up to 128 characters, broken anywhere) and its pager below the table. */
+.filters { display: flex; gap: 6px; flex-wrap: wrap; }
+.filters a[aria-current="page"] { background: var(--accent-soft); border-color: #d5d8fd; color: var(--accent-dark); }
+code.request-id { word-break: break-all; }
+td code.request-id { display: inline-block; min-width: 22ch; }
+@media (min-width: 641px) {
+  table.dense th, table.dense td { padding-left: 10px; padding-right: 10px; }
+  table.dense th:first-child, table.dense td:first-child { padding-left: 20px; }
+  table.dense th:last-child, table.dense td:last-child { padding-right: 20px; }
+}
+.job-request { display: block; }
+.pager { display: flex; gap: 8px; justify-content: flex-end; margin-top: 36px; }
 .empty { text-align: center; color: var(--muted); padding: 28px 12px; }
 .empty strong { display: block; color: var(--text); margin-bottom: 4px; }
 .usage-list { list-style: none; padding: 0; margin: 0; }

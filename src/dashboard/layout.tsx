@@ -5,7 +5,7 @@ import { ASSET_VERSION } from "./assets";
 
 const PRODUCT_NAME = "AI Answer Scraper";
 
-export type NavItem = "overview" | "playground" | "keys" | "jobs" | "webhooks";
+export type NavItem = "overview" | "playground" | "keys" | "requests" | "jobs" | "webhooks";
 
 export interface SignedInFrame {
   accountName: string;
@@ -17,6 +17,7 @@ const NAV: Array<{ id: NavItem; href: string; label: string }> = [
   { id: "overview", href: "/dashboard", label: "Overview" },
   { id: "playground", href: "/dashboard/playground", label: "Playground" },
   { id: "keys", href: "/dashboard/keys", label: "API keys" },
+  { id: "requests", href: "/dashboard/requests", label: "Requests" },
   { id: "jobs", href: "/dashboard/jobs", label: "Jobs" },
   { id: "webhooks", href: "/dashboard/webhooks", label: "Webhooks" },
 ];
@@ -51,7 +52,9 @@ export function Layout({ title, frame, children }: { title: string; frame: Signe
                   <a href="/docs">API docs</a>
                 </nav>
                 <div class="account-menu">
-                  <span class="account-name">{frame.accountName}</span>
+                  <span class="account-name" title={frame.accountName}>
+                    {frame.accountName}
+                  </span>
                   <form method="post" action="/dashboard/logout">
                     <input type="hidden" name="_csrf" value={frame.csrf} />
                     <button class="btn btn-secondary btn-small" type="submit">

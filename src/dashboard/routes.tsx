@@ -18,6 +18,7 @@ import {
   newSessionId,
 } from "../accounts/sign-in";
 import { dailyUsage, recentLedgerEntries, usageSummary } from "../accounts/usage";
+import { listRequests, REQUEST_KINDS, REQUEST_LOG_RETENTION_DAYS, type RequestKind } from "../accounts/request-log";
 import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, isApiKeyScope } from "../auth/api-keys";
 import { ServiceError, toServiceError } from "../errors";
 import type { AppEnv } from "../http/app-env";
@@ -30,6 +31,7 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
 import { setNewKeyFlash, takeNewKeyFlash } from "./new-key-flash";
 import type { SignedInFrame } from "./layout";
 import { JobsPage, type JobRow } from "./pages/jobs";
+import { RequestsPage, type RequestsPageData, requestsHref } from "./pages/requests";
 import { KeysPage, RevokeKeyPage, type KeysPageData } from "./pages/keys";
 import { OverviewPage } from "./pages/overview";
 import { registerWebhookPages } from "./pages/webhooks";
@@ -54,6 +56,8 @@ type DashboardContext = Context<AppEnv>;
 
 const RECENT_ACTIVITY_LIMIT = 12;
 const RECENT_JOBS_LIMIT = 25;
+/** Rows per page of the Requests page. */
+const REQUESTS_PAGE_SIZE = 50;
 /** randomToken(32) in base64url: anything else is not one of our links, and needs no database read to refuse. */
 const LOGIN_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const KEY_NAME_ERROR = "Name: must be 1 to 100 characters and not blank.";
@@ -136,7 +140,7 @@ async function cappedFormFields(c: DashboardContext): Promise<Record<string, str
 async function jobRows(env: Env, jobs: IndexedJobWithKey[], now = Date.now()): Promise<JobRow[]> {
   return Promise.all(
     jobs.map(async (job): Promise<JobRow> => {
-      const base = { jobId: job.jobId, scraper: job.scraper, keyName: job.keyName, createdAt: job.createdAt };
+      const base = { jobId: job.jobId, requestId: job.requestId, scraper: job.scraper, keyName: job.keyName, createdAt: job.createdAt };
       const empty = { completedAt: null, attempts: null, prompt: null, error: null };
       // Past retention the record is gone; asking its Durable Object would only wake it up.
       if (now - new Date(job.createdAt).getTime() >= JOB_RETENTION_MS) return { ...base, ...empty, status: "expired" };
@@ -159,6 +163,15 @@ async function jobRows(env: Env, jobs: IndexedJobWithKey[], now = Date.now()): P
       }
     }),
   );
+}
+
+/** The Requests page's query: `kind` one of the kinds, `before` a positive entry id; null when either is something else. */
+function readRequestsPageQuery(kind: string | undefined, before: string | undefined): { kind: RequestKind | null; before?: number } | null {
+  const chosenKind = kind === undefined || kind === "" ? null : (REQUEST_KINDS.find((known) => known === kind) ?? undefined);
+  if (chosenKind === undefined) return null;
+  if (before === undefined || before === "") return { kind: chosenKind };
+  if (!/^[1-9]\d{0,15}$/.test(before)) return null;
+  return { kind: chosenKind, before: Number(before) };
 }
 
 async function renderKeysPage(c: DashboardContext, signedIn: SignedIn, extra: Omit<KeysPageData, "keys">, status: 200 | 400 | 409 = 200) {
@@ -352,6 +365,36 @@ function createDashboard(): Hono<AppEnv> {
     if (signedIn === null) return toSignIn(c);
     const jobs = await jobRows(c.env, await recentJobs(c.env.DB, signedIn.account.accountId, RECENT_JOBS_LIMIT));
     return c.html(<JobsPage frame={signedIn.frame} jobs={jobs} retentionHours={JOB_RETENTION_MS / 3_600_000} />);
+  });
+
+  dashboard.get("/requests", async (c) => {
+    const signedIn = await currentSession(c, "requests");
+    if (signedIn === null) return toSignIn(c);
+    const page = readRequestsPageQuery(c.req.query("kind"), c.req.query("before"));
+    if (page === null) {
+      return c.html(
+        <MessagePage title="Unknown filter" action={{ href: "/dashboard/requests", label: "Show every request" }}>
+          The list can be filtered by kind (sync, job or batch) and paged with the Older link only.
+        </MessagePage>,
+        400,
+      );
+    }
+    const { requests, nextBefore } = await listRequests(c.env.DB, {
+      accountId: signedIn.account.accountId,
+      kind: page.kind ?? undefined,
+      before: page.before,
+      limit: REQUESTS_PAGE_SIZE,
+    });
+    const data: RequestsPageData = {
+      requests,
+      kind: page.kind,
+      olderHref: nextBefore === null ? null : requestsHref(page.kind, nextBefore),
+      paged: page.before !== undefined,
+      retentionDays: REQUEST_LOG_RETENTION_DAYS,
+      resultRetentionMs: JOB_RETENTION_MS,
+      now: Date.now(),
+    };
+    return c.html(<RequestsPage frame={signedIn.frame} data={data} />);
   });
 
   registerWebhookPages(dashboard, { currentSession, signedInForm });

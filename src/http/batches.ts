@@ -24,7 +24,7 @@ import { BODY_CAPS, payloadTooLargeDetail } from "./body-limit";
 import { requireJsonContentType } from "./json-body";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
-import { requestBaseUrl } from "./request-context";
+import { requestBaseUrl, requestOrigin } from "./request-context";
 import { CREDITS_REMAINING_HEADER } from "./scrape-query";
 import { isUuid } from "../util/uuid";
 
@@ -190,6 +190,7 @@ export function registerBatchRoutes(app: OpenAPIHono<AppEnv>): void {
       c.env,
       { ...request, baseUrl: requestBaseUrl(c), idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) },
       key,
+      requestOrigin(c, "api"),
     );
     c.header("X-Credits-Remaining", String(submitted.creditsRemaining));
     if (submitted.replayed === true) c.header("Idempotent-Replayed", "true");

@@ -1,5 +1,6 @@
-/** What a request may safely contribute to URLs we hand out and to lines we log. */
+/** What a request may safely contribute to URLs we hand out and to lines we log, and what its callees know of it. */
 import type { Context } from "hono";
+import type { RequestOrigin, RequestSurface } from "../accounts/request-log";
 import { ServiceError } from "../errors";
 import { configuredBaseUrl } from "../util/public-base-url";
 import type { AppEnv } from "./app-env";
@@ -67,4 +68,17 @@ export function redactedUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.searchParams.has("api_key")) parsed.searchParams.set("api_key", "[redacted]");
   return logSafe(parsed.pathname.replace(SECRET_PATH, "$1[redacted]") + parsed.search);
+}
+
+/**
+ * This request as the pipeline's callers (a scrape, a job or batch submission) see it: its id names their log lines
+ * and its row in the account's request log (src/accounts/request-log.ts), written after the response.
+ */
+export function requestOrigin(c: Context<AppEnv>, surface: RequestSurface): RequestOrigin {
+  return {
+    requestId: c.get("requestId"),
+    surface,
+    startedAt: c.get("startedAt"),
+    afterResponse: (work) => c.executionCtx.waitUntil(work),
+  };
 }

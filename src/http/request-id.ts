@@ -14,6 +14,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { randomToken } from "../util/crypto";
+import { logLine, requestSubject } from "../util/log-line";
 import type { AppEnv } from "./app-env";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
@@ -49,5 +50,5 @@ export function requestLogLine(c: Context<AppEnv>, message: string): string {
 
 /** The same, where the id travelled without the context (an MCP tool call). */
 export function logLineOfRequest(requestId: string, message: string): string {
-  return `[${requestId}] ${message}`;
+  return logLine(requestSubject(requestId), message);
 }

@@ -12,7 +12,7 @@ import { JobSubmittedSchema } from "../schemas/responses";
 import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
-import { requestBaseUrl } from "./request-context";
+import { requestBaseUrl, requestOrigin } from "./request-context";
 import { apiKeyAuth } from "./api-key-auth";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { CREDITS_REMAINING_HEADER, validateScrapeQuery } from "./scrape-query";
@@ -58,6 +58,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
         afterResponse: (work) => c.executionCtx.waitUntil(work),
       },
       c.get("apiKey"),
+      requestOrigin(c, "api"),
     );
     // A client that disconnects cancels this handler: the scrape must still stop and restore the credits.
     c.executionCtx.waitUntil(outcome.then(noop, noop));
@@ -99,6 +100,7 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
       c.env,
       { scraper: provider.id, params, baseUrl: requestBaseUrl(c), idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) },
       c.get("apiKey"),
+      requestOrigin(c, "api"),
     );
     c.header("X-Credits-Remaining", String(creditsRemaining));
     if (replayed === true) c.header("Idempotent-Replayed", "true");

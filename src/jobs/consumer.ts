@@ -17,6 +17,7 @@ import { type JobDelivery, readJobDelivery } from "./job-message";
 import { ATTEMPT_HEARTBEAT_MS, retryBaseSeconds, retryDelaySeconds } from "./job-policy";
 import { jobStub } from "./job-record";
 import type { AttemptDecision } from "./job-types";
+import { jobSubject, logLine, serviceSubject } from "../util/log-line";
 
 export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   // Messages of one batch are independent jobs: run them side by side.
@@ -26,7 +27,7 @@ export async function handleJobBatch(batch: MessageBatch<unknown>, env: Env): Pr
 async function handleJobMessage(message: Message<unknown>, env: Env): Promise<void> {
   const delivery = readJobDelivery(message);
   if (delivery === null) {
-    console.error("Dropping a malformed job message");
+    console.error(logLine(serviceSubject("job queue"), "Dropping a malformed job message"));
     message.ack();
     return;
   }
@@ -48,10 +49,12 @@ async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, 
     return;
   }
   const { record } = decision;
+  // Every line of the attempt names the job and the request that created it, as that request's own lines did.
+  const subject = jobSubject(record.requestId ?? null, record.jobId);
   const attempt = attemptNumber(delivery.delivery, record.attempts);
   // The lease lasts only while heartbeats come: if this worker dies, recovery can hand the job on within a minute.
   const heartbeat = setInterval(() => {
-    stub.heartbeat(record.attempts).catch((error: unknown) => console.error(`job ${record.jobId}: heartbeat failed`, error));
+    stub.heartbeat(record.attempts).catch((error: unknown) => console.error(logLine(subject, "heartbeat failed"), error));
   }, ATTEMPT_HEARTBEAT_MS);
   const browserHold = new BrowserHoldClock();
   // The attempt already holds its account's job slot (its turn): browser work needs no other admission, only a clock.
@@ -67,6 +70,7 @@ async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, 
         startedAt: Date.now(),
         accountId: record.accountId,
         admitBrowserWork,
+        logSubject: subject,
       },
       record.params.timeout,
     );
@@ -83,7 +87,7 @@ async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, 
       message.retry({ delaySeconds });
       return;
     }
-    if (!(error instanceof ServiceError)) console.error(`Job ${record.jobId} failed with an unexpected error`, error);
+    if (!(error instanceof ServiceError)) console.error(logLine(subject, "failed with an unexpected error"), error);
     await stub.fail(failure.detail);
     message.ack();
   } finally {

@@ -13,6 +13,7 @@ import { recordTerminalStatus } from "./jobs-table";
 import { JOB_RETENTION_MS, LEASE_WITHOUT_HEARTBEAT_MS, attemptLeaseMs, retryBaseSeconds, watchdogBoundMs } from "./job-policy";
 import type { AttemptDecision, JobRecordState, JobView, RecoveryDecision } from "./job-types";
 import { toJobView } from "./job-view";
+import { jobSubject, logLine, type LogSubject } from "../util/log-line";
 
 const RECORD_KEY = "record";
 /** How soon a refund or a write of the terminal status to the D1 index that failed is tried again. */
@@ -20,7 +21,7 @@ const D1_RETRY_MS = 30_000;
 export const WATCHDOG_ERROR = "The job could not be completed in time (its attempts stopped reporting). Credits were restored.";
 export const INTERRUPTED_ERROR = "The job could not be completed: its attempts were interrupted. Credits were restored.";
 
-type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt"> &
+type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt" | "requestId"> &
   Partial<Pick<JobRecordState, "batchId" | "webhookUrl">>;
 
 export class JobRecord extends DurableObject<Env> {
@@ -179,7 +180,7 @@ export class JobRecord extends DurableObject<Env> {
       await refundCredits(this.env.DB, record.accountId, record.jobId, "job failed");
       return true;
     } catch (error) {
-      console.error(`job ${record.jobId}: the refund failed; retrying`, error);
+      console.error(logLine(subjectOf(record), "the refund failed; retrying"), error);
       return false;
     }
   }
@@ -198,7 +199,7 @@ export class JobRecord extends DurableObject<Env> {
       await recordTerminalStatus(this.env.DB, record.jobId, record.status, record.completedAt);
       return true;
     } catch (error) {
-      console.error(`job ${record.jobId}: could not write its status to the jobs index; retrying`, error);
+      console.error(logLine(subjectOf(record), "could not write its status to the jobs index; retrying"), error);
       return false;
     }
   }
@@ -210,7 +211,7 @@ export class JobRecord extends DurableObject<Env> {
     const now = Date.now();
     const retentionEndsAt = record.createdAt + JOB_RETENTION_MS;
     if (now >= retentionEndsAt) {
-      await abandonDelivery(this.env, record.webhook);
+      await abandonDelivery(this.env, record, record.webhook);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       return;
@@ -242,6 +243,11 @@ export class JobRecord extends DurableObject<Env> {
     }
     await this.ctx.storage.setAlarm(Math.min(...times));
   }
+}
+
+/** The job's log lines start with the request that created it and the job's id. */
+function subjectOf(record: JobRecordState): LogSubject {
+  return jobSubject(record.requestId ?? null, record.jobId);
 }
 
 export function jobStub(env: Env, jobId: string): DurableObjectStub<JobRecord> {

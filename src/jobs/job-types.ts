@@ -12,6 +12,8 @@ export interface JobRecordState {
   accountId: string;
   keyId: string;
   baseUrl: string;
+  /** The request that created the job (`X-Request-Id`); absent in records written before jobs carried it. */
+  requestId?: string;
   status: JobStatus;
   result: Record<string, unknown> | null;
   error: string | null;

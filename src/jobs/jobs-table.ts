@@ -7,6 +7,7 @@
  * `job_id`) and lists only jobs within their 24-hour retention: older records are gone.
  */
 import { base64UrlToBytes, bytesToBase64Url } from "../util/base64";
+import { jobSubject, logLine } from "../util/log-line";
 import { JOB_RETENTION_MS } from "./job-policy";
 import type { JobStatus } from "./job-types";
 
@@ -17,9 +18,12 @@ interface IndexedJob {
   scraper: string;
   /** ISO 8601. */
   createdAt: string;
+  /** The request that created the job (null or absent for jobs created before jobs carried it). */
+  requestId?: string | null;
 }
 
 export interface IndexedJobWithKey extends IndexedJob {
+  requestId: string | null;
   keyName: string | null;
 }
 
@@ -30,29 +34,38 @@ export interface IndexedJobWithKey extends IndexedJob {
 export async function recordSubmittedJob(db: D1Database, job: IndexedJob): Promise<void> {
   try {
     await db
-      .prepare("INSERT OR IGNORE INTO jobs (job_id, account_id, key_id, scraper, created_at) VALUES (?, ?, ?, ?, ?)")
-      .bind(job.jobId, job.accountId, job.keyId, job.scraper, job.createdAt)
+      .prepare("INSERT OR IGNORE INTO jobs (job_id, account_id, key_id, scraper, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?)")
+      .bind(job.jobId, job.accountId, job.keyId, job.scraper, job.createdAt, job.requestId ?? null)
       .run();
   } catch (error) {
-    console.error(`jobs index: could not record job ${job.jobId}`, error);
+    console.error(logLine(jobSubject(job.requestId ?? null, job.jobId), "jobs index: could not record the job"), error);
   }
 }
 
 export async function recentJobs(db: D1Database, accountId: string, limit: number): Promise<IndexedJobWithKey[]> {
   const { results } = await db
     .prepare(
-      `SELECT j.job_id, j.account_id, j.key_id, j.scraper, j.created_at, k.name AS key_name
+      `SELECT j.job_id, j.account_id, j.key_id, j.scraper, j.created_at, j.request_id, k.name AS key_name
        FROM jobs j LEFT JOIN api_keys k ON k.id = j.key_id
        WHERE j.account_id = ? ORDER BY j.created_at DESC, j.job_id LIMIT ?`,
     )
     .bind(accountId, limit)
-    .all<{ job_id: string; account_id: string; key_id: string | null; scraper: string; created_at: string; key_name: string | null }>();
+    .all<{
+      job_id: string;
+      account_id: string;
+      key_id: string | null;
+      scraper: string;
+      created_at: string;
+      request_id: string | null;
+      key_name: string | null;
+    }>();
   return results.map((row) => ({
     jobId: row.job_id,
     accountId: row.account_id,
     keyId: row.key_id,
     scraper: row.scraper,
     createdAt: row.created_at,
+    requestId: row.request_id,
     keyName: row.key_name,
   }));
 }
@@ -81,13 +94,13 @@ interface BatchJobRow {
 /** The index rows of a batch's jobs, in one statement (D1 binds at most 100 values, so they travel as one JSON array). */
 export async function recordBatchJobs(
   db: D1Database,
-  batch: { batchId: string; accountId: string; keyId: string; scraper: string; createdAt: string },
+  batch: { batchId: string; accountId: string; keyId: string; scraper: string; createdAt: string; requestId: string },
   jobs: readonly BatchJobRow[],
 ): Promise<void> {
   await db
     .prepare(
-      `INSERT OR IGNORE INTO jobs (job_id, account_id, key_id, scraper, created_at, batch_id, batch_index)
-       SELECT json_extract(value, '$.id'), ?1, ?2, ?3, ?4, ?5, json_extract(value, '$.index') FROM json_each(?6)`,
+      `INSERT OR IGNORE INTO jobs (job_id, account_id, key_id, scraper, created_at, batch_id, request_id, batch_index)
+       SELECT json_extract(value, '$.id'), ?1, ?2, ?3, ?4, ?5, ?7, json_extract(value, '$.index') FROM json_each(?6)`,
     )
     .bind(
       batch.accountId,
@@ -96,6 +109,7 @@ export async function recordBatchJobs(
       batch.createdAt,
       batch.batchId,
       JSON.stringify(jobs.map((job) => ({ id: job.jobId, index: job.batchIndex }))),
+      batch.requestId,
     )
     .run();
 }

@@ -19,6 +19,7 @@ import { JOB_RETENTION_MS, RECOVERY_STALL_MS } from "./job-policy";
 import { jobStub } from "./job-record";
 import { newJobMessage } from "./job-message";
 import type { RecoveryDecision } from "./job-types";
+import { logLine, serviceSubject } from "../util/log-line";
 
 /** Jobs looked at per sweep; a larger backlog is taken by the next sweeps. */
 export const RECOVERY_BATCH_LIMIT = 500;
@@ -27,6 +28,8 @@ export const RECOVERY_BATCH_LIMIT = 500;
  * job looked at before any account gets its second, and so on, up to RECOVERY_BATCH_LIMIT.
  */
 const RECOVERY_JOBS_PER_ACCOUNT = 50;
+/** What the sweep's log lines are about: no request asked for it. */
+const RECOVERY_SUBJECT = serviceSubject("job recovery");
 /** Job objects asked at once. */
 const CHECK_CONCURRENCY = 8;
 /** Queue `sendBatch` takes at most 100 messages. */
@@ -105,18 +108,18 @@ async function releaseDeadAttemptSlots(db: D1Database, jobId: string, startedAt:
   return result.meta.changes;
 }
 
-async function eachWithLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  const queue = items.values();
+async function eachJobWithLimit(jobs: readonly PendingJob[], limit: number, work: (job: PendingJob) => Promise<void>): Promise<void> {
+  const queue = jobs.values();
   const worker = async () => {
-    for (const item of queue) {
+    for (const job of queue) {
       try {
-        await work(item);
+        await work(job);
       } catch (error) {
-        console.error("job recovery: one job could not be checked", error);
+        console.error(logLine(RECOVERY_SUBJECT, `job ${job.jobId} could not be checked`), error);
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
 }
 
 /** One sweep: finds the pending jobs that lost their queue message and sends each a new one. */
@@ -127,7 +130,7 @@ export async function recoverJobs(env: Env, options: RecoveryOptions = {}): Prom
   if (restartedAt !== null) report.slotsReleased += await releaseSlotsBefore(env.DB, restartedAt, now);
   const [jobs, busyAccounts] = await Promise.all([pendingJobs(env.DB, now), accountsRunningJobs(env.DB, now)]);
   const lost: string[] = [];
-  await eachWithLimit(jobs, CHECK_CONCURRENCY, async (job) => {
+  await eachJobWithLimit(jobs, CHECK_CONCURRENCY, async (job) => {
     report.checked += 1;
     // RPC results are structured clones of the declared type.
     const decision = (await jobStub(env, job.jobId).recoveryCheck(
@@ -147,6 +150,6 @@ export async function recoverJobs(env: Env, options: RecoveryOptions = {}): Prom
     await env.JOBS.sendBatch(chunk.map((jobId) => ({ body: newJobMessage(jobId) })));
     report.requeued += chunk.length;
   }
-  if (report.requeued > 0 || report.slotsReleased > 0) console.log("job recovery", JSON.stringify(report));
+  if (report.requeued > 0 || report.slotsReleased > 0) console.log(logLine(RECOVERY_SUBJECT, JSON.stringify(report)));
   return report;
 }

@@ -3,11 +3,13 @@
  * every step safe to repeat for the same batch id (what an Idempotency-Key retry of an interrupted submission does):
  * the batch row with its job ids → one atomic charge for all of them → their index rows → their Durable Objects →
  * their queue messages → `accepted`. If the jobs cannot be created, every job is failed and refunded and the caller
- * gets a 503; a queue chunk that cannot be sent fails (and refunds) only its own jobs.
+ * gets a 503; a queue chunk that cannot be sent fails (and refunds) only its own jobs. Every job keeps the id of the
+ * request that created the batch, and the request lands in the account's request log (src/accounts/request-log.ts).
  */
 import { getAccount } from "../accounts/accounts";
+import { failureOf, logRequest, type RequestOrigin } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
-import { chargeBatchCredits, refundCredits } from "../credits/ledger";
+import { CREDITS_PER_REQUEST, chargeBatchCredits, refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
 import { requireProvider } from "../pipeline/pipeline";
 import type { BatchRequest } from "./batch-request";
@@ -16,6 +18,7 @@ import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./i
 import { recordBatchJobs } from "./jobs-table";
 import { jobStub } from "./job-record";
 import { newJobMessage } from "./job-message";
+import { logLine, type LogSubject, requestSubject } from "../util/log-line";
 
 const BATCH_FAILED_DETAIL = "The batch could not be queued; no credits were charged. Retry shortly.";
 const UNQUEUED_JOB_ERROR = "The job could not be queued.";
@@ -31,6 +34,8 @@ interface SubmittedBatch {
   jobIds: string[];
   creditsRemaining: number;
   replayed?: boolean;
+  /** Jobs charged and queued by this submission (a queue chunk that could not be sent was refunded). */
+  queuedJobs: number;
 }
 
 interface BatchSubmission extends BatchRequest {
@@ -38,9 +43,41 @@ interface BatchSubmission extends BatchRequest {
   idempotencyKey?: string;
 }
 
-export async function submitBatch(env: Env, submission: BatchSubmission, key: AuthenticatedKey): Promise<SubmittedBatch> {
+export async function submitBatch(
+  env: Env,
+  submission: BatchSubmission,
+  key: AuthenticatedKey,
+  origin: RequestOrigin,
+): Promise<SubmittedBatch> {
+  const logged = {
+    accountId: key.accountId,
+    keyId: key.keyId,
+    kind: "batch",
+    scraper: submission.scraper,
+    jobId: null,
+    itemCount: submission.items.length,
+  } as const;
+  try {
+    const submitted = await submitOnce(env, submission, key, origin.requestId);
+    const replayed = submitted.replayed === true;
+    logRequest(env.DB, origin, {
+      ...logged,
+      batchId: submitted.batchId,
+      statusCode: 202,
+      outcome: replayed ? "replayed" : "queued",
+      errorCode: null,
+      credits: replayed ? 0 : CREDITS_PER_REQUEST * submitted.queuedJobs,
+    });
+    return submitted;
+  } catch (error) {
+    logRequest(env.DB, origin, { ...logged, batchId: null, ...failureOf(error), outcome: "failed", credits: 0 });
+    throw error;
+  }
+}
+
+async function submitOnce(env: Env, submission: BatchSubmission, key: AuthenticatedKey, requestId: string): Promise<SubmittedBatch> {
   const idempotencyKey = parseIdempotencyKey(submission.idempotencyKey);
-  if (idempotencyKey === undefined) return createBatch(env, submission, key, crypto.randomUUID());
+  if (idempotencyKey === undefined) return createBatch(env, submission, key, crypto.randomUUID(), requestId);
   return withIdempotencyKey(
     env.DB,
     {
@@ -56,11 +93,11 @@ export async function submitBatch(env: Env, submission: BatchSubmission, key: Au
       lockMs: BATCH_CLAIM_LOCK_MS,
     },
     {
-      run: (batchId) => createBatch(env, submission, key, batchId),
+      run: (batchId) => createBatch(env, submission, key, batchId, requestId),
       replay: async (batchId) => {
         const batch = await loadBatch(env.DB, batchId);
         if (batch === null) throw new Error(`batch ${batchId} of a completed idempotency key is missing`);
-        return { batchId, jobIds: batch.jobIds, creditsRemaining: await balanceOf(env, key.accountId), replayed: true };
+        return { batchId, jobIds: batch.jobIds, creditsRemaining: await balanceOf(env, key.accountId), replayed: true, queuedJobs: 0 };
       },
     },
   );
@@ -70,8 +107,13 @@ async function balanceOf(env: Env, accountId: string): Promise<number> {
   return (await getAccount(env.DB, accountId))?.credits ?? 0;
 }
 
-/** Runs `work` over `items` with at most `limit` at a time; returns the items whose work threw. */
-async function settleEach<T>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<T[]> {
+/** Runs `work` over `items` with at most `limit` at a time; returns the items whose work threw (logged under `subject`). */
+async function settleEach<T>(
+  subject: LogSubject,
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<T[]> {
   const failed: T[] = [];
   // One iterator shared by the workers: each takes the next item synchronously, so none is taken twice.
   const queue = items.entries();
@@ -80,7 +122,7 @@ async function settleEach<T>(items: readonly T[], limit: number, work: (item: T,
       try {
         await work(item, index);
       } catch (error) {
-        console.error("batch: a job step failed", error);
+        console.error(logLine(subject, "batch: a job step failed"), error);
         failed.push(item);
       }
     }
@@ -89,8 +131,15 @@ async function settleEach<T>(items: readonly T[], limit: number, work: (item: T,
   return failed;
 }
 
-async function createBatch(env: Env, submission: BatchSubmission, key: AuthenticatedKey, batchId: string): Promise<SubmittedBatch> {
+async function createBatch(
+  env: Env,
+  submission: BatchSubmission,
+  key: AuthenticatedKey,
+  batchId: string,
+  requestId: string,
+): Promise<SubmittedBatch> {
   requireProvider(submission.scraper);
+  const subject = requestSubject(requestId);
   const now = new Date();
   const batch = await openBatch(env.DB, {
     batchId,
@@ -113,7 +162,9 @@ async function createBatch(env: Env, submission: BatchSubmission, key: Authentic
       keyId: key.keyId,
     });
   } catch (error) {
-    await discardBatch(env.DB, batchId).catch((cause: unknown) => console.error(`batch ${batchId}: could not discard`, cause));
+    await discardBatch(env.DB, batchId).catch((cause: unknown) =>
+      console.error(logLine(subject, `batch ${batchId}: could not discard`), cause),
+    );
     throw error;
   }
   const createdAt = Date.parse(batch.createdAt);
@@ -125,14 +176,14 @@ async function createBatch(env: Env, submission: BatchSubmission, key: Authentic
   try {
     await recordBatchJobs(
       env.DB,
-      { batchId, accountId: key.accountId, keyId: key.keyId, scraper: submission.scraper, createdAt: batch.createdAt },
+      { batchId, accountId: key.accountId, keyId: key.keyId, scraper: submission.scraper, createdAt: batch.createdAt, requestId },
       jobs.map((job) => ({ jobId: job.jobId, batchIndex: job.index })),
     );
   } catch (cause) {
-    await refundAll(env, key.accountId, batch.jobIds);
+    await refundAll(env, subject, key.accountId, batch.jobIds);
     throw new ServiceError(503, BATCH_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5, cause });
   }
-  const notCreated = await settleEach(jobs, CREATE_CONCURRENCY, async (job) => {
+  const notCreated = await settleEach(subject, jobs, CREATE_CONCURRENCY, async (job) => {
     await jobStub(env, job.jobId).create({
       jobId: job.jobId,
       scraper: submission.scraper,
@@ -141,42 +192,45 @@ async function createBatch(env: Env, submission: BatchSubmission, key: Authentic
       keyId: key.keyId,
       baseUrl: submission.baseUrl,
       createdAt,
+      requestId,
       batchId,
       webhookUrl: submission.webhookUrl,
     });
   });
   if (notCreated.length > 0) {
-    await abandonJobs(env, key.accountId, batch.jobIds, "The batch could not be created.");
-    await markBatchJobsFailed(env.DB, batchId, new Date()).catch((cause: unknown) => console.error(`batch ${batchId}: index`, cause));
+    await abandonJobs(env, subject, key.accountId, batch.jobIds, "The batch could not be created.");
+    await markBatchJobsFailed(env.DB, batchId, new Date()).catch((cause: unknown) =>
+      console.error(logLine(subject, `batch ${batchId}: index`), cause),
+    );
     throw new ServiceError(503, BATCH_FAILED_DETAIL, { code: "service_unavailable", retryable: true, retryAfterSeconds: 5 });
   }
   const chunks: string[][] = [];
   for (let start = 0; start < batch.jobIds.length; start += SEND_CHUNK) chunks.push(batch.jobIds.slice(start, start + SEND_CHUNK));
-  const unsent = await settleEach(chunks, 1, async (chunk) => {
+  const unsent = await settleEach(subject, chunks, 1, async (chunk) => {
     const messages = chunk.map((jobId) => ({ body: newJobMessage(jobId) }));
     // One retry: a chunk is all-or-nothing, and its jobs are failed (and refunded) if it cannot be sent.
     await env.JOBS.sendBatch(messages).catch(() => env.JOBS.sendBatch(messages));
   });
   if (unsent.length > 0) {
-    await abandonJobs(env, key.accountId, unsent.flat(), UNQUEUED_JOB_ERROR);
+    await abandonJobs(env, subject, key.accountId, unsent.flat(), UNQUEUED_JOB_ERROR);
     creditsRemaining = await balanceOf(env, key.accountId);
   }
   await acceptBatch(env.DB, batchId);
-  return { batchId, jobIds: batch.jobIds, creditsRemaining };
+  return { batchId, jobIds: batch.jobIds, creditsRemaining, queuedJobs: batch.jobIds.length - unsent.flat().length };
 }
 
-async function refundAll(env: Env, accountId: string, jobIds: readonly string[]): Promise<void> {
-  await settleEach(jobIds, CREATE_CONCURRENCY, async (jobId) => {
+async function refundAll(env: Env, subject: LogSubject, accountId: string, jobIds: readonly string[]): Promise<void> {
+  await settleEach(subject, jobIds, CREATE_CONCURRENCY, async (jobId) => {
     await refundCredits(env.DB, accountId, jobId, "batch could not be created");
   });
 }
 
 /** Fails every given job that exists (its object refunds it) and refunds those that do not (refunds happen once). */
-async function abandonJobs(env: Env, accountId: string, jobIds: readonly string[], error: string): Promise<void> {
-  await settleEach(jobIds, CREATE_CONCURRENCY, async (jobId) => {
+async function abandonJobs(env: Env, subject: LogSubject, accountId: string, jobIds: readonly string[], error: string): Promise<void> {
+  await settleEach(subject, jobIds, CREATE_CONCURRENCY, async (jobId) => {
     await jobStub(env, jobId)
       .fail(error)
-      .catch((cause: unknown) => console.error(`batch job ${jobId}: could not be failed`, cause));
+      .catch((cause: unknown) => console.error(logLine(subject, `batch job ${jobId}: could not be failed`), cause));
     await refundCredits(env.DB, accountId, jobId, "job could not be queued");
   });
 }

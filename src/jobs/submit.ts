@@ -2,12 +2,15 @@
  * Job submission: charge at submission, create the record in the job's Durable Object, then enqueue. If the record
  * or the message cannot be created, the job is failed and refunded and the caller gets an error, never a job that
  * cannot run. With an Idempotency-Key, the same request within 24 hours answers the same job (./idempotency.ts); every
- * step below is idempotent for a given job id, which is what lets a retry finish a submission that died half-way.
+ * step below is idempotent for a given job id, which is what lets a retry finish a submission that died half-way. The
+ * job keeps the id of the request that created it (its attempts' log lines start with it), and the request lands in
+ * the account's request log (src/accounts/request-log.ts) after the response, accepted or refused.
  */
 import { getAccount } from "../accounts/accounts";
+import { failureOf, logRequest, type RequestOrigin } from "../accounts/request-log";
 import { recordSubmittedJob } from "./jobs-table";
 import type { AuthenticatedKey } from "../auth/api-keys";
-import { refundCredits } from "../credits/ledger";
+import { CREDITS_PER_REQUEST, refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
@@ -35,11 +38,38 @@ interface JobSubmission {
   idempotencyKey?: string;
 }
 
-export async function submitJob(env: Env, submission: JobSubmission, key: AuthenticatedKey): Promise<SubmittedJob> {
+export async function submitJob(env: Env, submission: JobSubmission, key: AuthenticatedKey, origin: RequestOrigin): Promise<SubmittedJob> {
+  const logged = {
+    accountId: key.accountId,
+    keyId: key.keyId,
+    kind: "job",
+    scraper: submission.scraper,
+    batchId: null,
+    itemCount: null,
+  } as const;
+  try {
+    const submitted = await submitOnce(env, submission, key, origin.requestId);
+    const replayed = submitted.replayed === true;
+    logRequest(env.DB, origin, {
+      ...logged,
+      jobId: submitted.jobId,
+      statusCode: 202,
+      outcome: replayed ? "replayed" : "queued",
+      errorCode: null,
+      credits: replayed ? 0 : CREDITS_PER_REQUEST,
+    });
+    return submitted;
+  } catch (error) {
+    logRequest(env.DB, origin, { ...logged, jobId: null, ...failureOf(error), outcome: "failed", credits: 0 });
+    throw error;
+  }
+}
+
+async function submitOnce(env: Env, submission: JobSubmission, key: AuthenticatedKey, requestId: string): Promise<SubmittedJob> {
   const idempotencyKey = parseIdempotencyKey(submission.idempotencyKey);
   // The key never rests in the job record.
   const { api_key: _apiKey, ...storedParams } = submission.params;
-  const job = { scraper: submission.scraper, params: storedParams, baseUrl: submission.baseUrl };
+  const job = { scraper: submission.scraper, params: storedParams, baseUrl: submission.baseUrl, requestId };
   if (idempotencyKey === undefined) return createJob(env, job, key, crypto.randomUUID());
   return withIdempotencyKey(
     env.DB,
@@ -60,7 +90,7 @@ export async function submitJob(env: Env, submission: JobSubmission, key: Authen
 
 async function createJob(
   env: Env,
-  job: { scraper: ScraperId; params: ScrapeParams; baseUrl: string },
+  job: { scraper: ScraperId; params: ScrapeParams; baseUrl: string; requestId: string },
   key: AuthenticatedKey,
   jobId: string,
 ): Promise<SubmittedJob> {
@@ -73,6 +103,7 @@ async function createJob(
     keyId: charged.keyId,
     scraper: job.scraper,
     createdAt: new Date(createdAt).toISOString(),
+    requestId: job.requestId,
   });
   const stub = jobStub(env, jobId);
   try {
@@ -84,6 +115,7 @@ async function createJob(
       keyId: charged.keyId,
       baseUrl: job.baseUrl,
       createdAt,
+      requestId: job.requestId,
     });
   } catch (cause) {
     await refundCredits(env.DB, charged.accountId, jobId, "job record could not be created");

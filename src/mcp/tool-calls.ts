@@ -8,6 +8,7 @@
  * results with `isError` and the client-safe `detail`, so the assistant can read them and correct itself.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestOrigin } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { indexedJobAccount } from "../jobs/jobs-table";
 import { InvalidParameterError, NotFoundError, toServiceError } from "../errors";
@@ -107,17 +108,24 @@ export function callScrapeTool(context: ToolCallContext, provider: AnyProvider, 
   return call;
 }
 
+/** The tool call as the request log sees it: the HTTP request's id, its latency counted from the call. */
+function toolCallOrigin(context: ToolCallContext): RequestOrigin {
+  return { requestId: context.requestId, surface: "mcp", startedAt: Date.now(), afterResponse: (work) => context.waitUntil(work) };
+}
+
 /** Never throws: every failure is the tool's error result. */
 async function runScrapeTool(context: ToolCallContext, provider: AnyProvider, args: Record<string, unknown>): Promise<CallToolResult> {
   try {
     const { [AS_JOB_ARGUMENT]: asJob, ...queryArguments } = args;
     const wantsJob = asJobFlag(asJob);
     const params = scrapeParamsOf(provider, queryArguments);
+    const origin = toolCallOrigin(context);
     if (wantsJob) {
       const { jobId, creditsRemaining } = await submitJob(
         context.env,
         { scraper: provider.id, params, baseUrl: context.baseUrl },
         context.key,
+        origin,
       );
       const result = structuredResult(
         { job_id: jobId, status: "pending" },
@@ -137,6 +145,7 @@ async function runScrapeTool(context: ToolCallContext, provider: AnyProvider, ar
         afterResponse: (work) => context.waitUntil(work),
       },
       context.key,
+      origin,
     );
     return { ...structuredResult(response), _meta: { credits_remaining: creditsRemaining } };
   } catch (error) {

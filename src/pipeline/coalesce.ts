@@ -13,12 +13,15 @@
  */
 import type { JoinOutcome, ScrapeCoalescer } from "./scrape-coalescer";
 import { scrapeCoalescerStub } from "./scrape-coalescer";
+import { logLine, type LogSubject } from "../util/log-line";
 
 export interface CoalesceOptions {
   /** Aborted when the request stops (its timeout, or its client left); the caller aborts it at `deadline` at the latest. */
   signal: AbortSignal;
   /** When the request's own time is up (ms since epoch). */
   deadline: number;
+  /** Who the request's log lines are about (src/util/log-line.ts). */
+  logSubject?: LogSubject;
 }
 
 interface SharedOutcome<Answer> {
@@ -98,10 +101,10 @@ export async function acrossIsolates<Answer extends Record<string, unknown>>(
     } catch (error) {
       if (options.signal.aborted) throw error;
       // Coalescing saves work; it is never a reason for a request to fail.
-      console.error("The scrape coalescer could not be reached; this request scrapes on its own", error);
+      console.error(logLine(options.logSubject, "The scrape coalescer could not be reached; this request scrapes on its own"), error);
       return { answer: await scrape(), followed: false };
     }
-    if (joined.role === "leader") return { answer: await leadFlight(coalescer, token, scrape), followed: false };
+    if (joined.role === "leader") return { answer: await leadFlight(coalescer, token, scrape, options.logSubject), followed: false };
     if (joined.role === "answered" && joined.answer !== null) {
       const shared: unknown = JSON.parse(joined.answer);
       const answer = readShared(shared);
@@ -116,6 +119,7 @@ async function leadFlight<Answer extends Record<string, unknown>>(
   coalescer: DurableObjectStub<ScrapeCoalescer>,
   token: string,
   scrape: () => Promise<Answer>,
+  logSubject: LogSubject | undefined,
 ): Promise<Answer> {
   let answer: Answer | null = null;
   try {
@@ -125,7 +129,7 @@ async function leadFlight<Answer extends Record<string, unknown>>(
     // Followers wait for this report (or the lease's end): send it whatever happened.
     await coalescer
       .settle(token, answer === null ? null : JSON.stringify(answer))
-      .catch((error: unknown) => console.error("Could not report a scrape to its followers", error));
+      .catch((error: unknown) => console.error(logLine(logSubject, "Could not report a scrape to its followers"), error));
   }
 }
 

@@ -17,6 +17,7 @@ import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from ".
 import { coalesceScrape } from "./coalesce";
 import type { ScrapeAnswer, ScrapeRequest, ScrapeResponse } from "./scrape-request";
 import { observeCustomerScrape } from "./traffic";
+import { logLine, type LogSubject } from "../util/log-line";
 
 /** How long a timed-out scrape may take to release its page and session before the 408 is sent. */
 const CLEANUP_GRACE_MS = 3_000;
@@ -73,15 +74,15 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   const cacheKey = request.accountId === undefined ? null : await responseCacheKey(request.scraper, request.params, request.accountId);
   if (cacheKey !== null && !request.params.bypass_cache) {
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
-    const answer = cached === null ? null : checkedAnswer(provider, cached);
+    const answer = cached === null ? null : checkedAnswer(provider, cached, request.logSubject);
     if (answer !== null) return finishResponse(env, request, answer, { cached: true });
     // Identical requests in flight share one scrape; a follower's answer counts as a cache hit (src/pipeline/coalesce.ts).
     const shared = await coalesceScrape(
       env,
       cacheKey,
-      { signal, deadline },
+      { signal, deadline, logSubject: request.logSubject },
       () => scrapeFresh(env, request, provider, cacheKey, signal, deadline),
-      (value) => checkedAnswer(provider, value),
+      (value) => checkedAnswer(provider, value, request.logSubject),
     );
     return finishResponse(env, request, shared.answer, { cached: shared.followed });
   }
@@ -105,7 +106,7 @@ async function scrapeFresh(
   let raw: unknown;
   try {
     // with the provider's next signed-in session when it has one; a login wall is retried once (src/provider-accounts/)
-    raw = await withProviderAccount(env, { provider, params: request.params, signal }, (session) =>
+    raw = await withProviderAccount(env, { provider, params: request.params, signal, logSubject: request.logSubject }, (session) =>
       withScrapePage(
         env,
         {
@@ -116,6 +117,7 @@ async function scrapeFresh(
           signal,
           deadline,
           signedIn: session !== null,
+          logSubject: request.logSubject,
         },
         async (pageSession) => {
           if (session !== null) await applySessionToPage(pageSession.page, session, origin);
@@ -125,21 +127,21 @@ async function scrapeFresh(
     );
   } catch (error) {
     await endAdmission?.();
-    if (error instanceof ScraperDriftError) await recordDrift(env, error);
+    if (error instanceof ScraperDriftError) await recordDrift(env, error, request.logSubject);
     throw error;
   }
   // The slot goes back while the answer is checked and stored: the slot, the cache entry and the hosted markdown are
   // independent round trips, sent together rather than one after another.
   const admissionEnded = endAdmission?.();
   try {
-    const answer = checkedAnswer(provider, raw);
+    const answer = checkedAnswer(provider, raw, request.logSubject);
     if (answer === null) throw new UnexpectedResultError();
     if (answer.result.trim() === "") throw new UnexpectedResultError();
     // The cache entry and the hosted markdown land after the answer went out when the caller can finish work later
     // (this isolate reads its own pending cache write meanwhile; the /md/ route waits for a document still landing).
     const answerWaitsFor = [publishHostedMarkdown(env, request, answer)];
     if (cacheKey !== null) {
-      const cacheWritten = writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600);
+      const cacheWritten = writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600, request.logSubject);
       if (request.afterResponse === undefined) answerWaitsFor.push(cacheWritten);
       else request.afterResponse(cacheWritten);
     }
@@ -151,10 +153,10 @@ async function scrapeFresh(
 }
 
 /** The answer if it matches the provider's declared schema (a parser bug is a 500, never a malformed 200). */
-function checkedAnswer(provider: AnyProvider, value: unknown): ScrapeAnswer | null {
+function checkedAnswer(provider: AnyProvider, value: unknown, logSubject: LogSubject): ScrapeAnswer | null {
   const parsed = provider.answer.strict().safeParse(value);
   if (!parsed.success) {
-    console.error(`${provider.id} answer does not match its schema`, parsed.error.issues.slice(0, 5));
+    console.error(logLine(logSubject, `${provider.id} answer does not match its schema`), parsed.error.issues.slice(0, 5));
     return null;
   }
   const { result, result_markdown: markdown, ...rest } = parsed.data;
@@ -178,7 +180,7 @@ async function publishHostedMarkdown(env: Env, request: ScrapeRequest, answer: S
     await storeHostedMarkdown(env.MARKDOWN, request.jobId, markdown);
     return;
   }
-  request.afterResponse(storeHostedMarkdownAfterResponse(env.MARKDOWN, request.jobId, markdown));
+  request.afterResponse(storeHostedMarkdownAfterResponse(env.MARKDOWN, request.jobId, markdown, request.logSubject));
 }
 
 /**

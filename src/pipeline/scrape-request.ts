@@ -6,6 +6,7 @@
 import type { ScrapeRecorder } from "../browser/page/capture/recording";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
+import type { LogSubject } from "../util/log-line";
 
 export interface ScrapeRequest {
   scraper: ScraperId;
@@ -15,6 +16,11 @@ export interface ScrapeRequest {
   jobId: string;
   /** Public origin of this API, for `markdown_url`. */
   baseUrl: string;
+  /**
+   * Who the scrape's log lines are about: the request that asked for it (a synchronous scrape), the job and the
+   * request that created it (a job attempt), or what the service itself is doing (a canary, a capture).
+   */
+  logSubject: LogSubject;
   /** When the caller's request started (ms since epoch), for `elapsed_ms`. */
   startedAt: number;
   /** Aborted when a synchronous caller disconnects: the scrape then stops at once (and its credits are restored). */

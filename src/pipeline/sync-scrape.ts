@@ -1,7 +1,9 @@
+import { failureOf, logRequest, type RequestOrigin } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
-import { refundCredits } from "../credits/ledger";
+import { CREDITS_PER_REQUEST, refundCredits } from "../credits/ledger";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { holdRequestSlot } from "../limits/request-slot";
+import { requestSubject } from "../util/log-line";
 import { chargeScrape } from "./charge";
 import { runScrape } from "./pipeline";
 import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
@@ -11,20 +13,58 @@ interface SyncScrapeOutcome {
   creditsRemaining: number;
 }
 
+/** A synchronous scrape as its surface asks for it: its log lines are named after the request (`origin`). */
+type SyncScrapeRequest = Omit<ScrapeRequest, "logSubject" | "accountId" | "admitBrowserWork">;
+
 /**
  * A synchronous scrape: credits are reserved first and restored on any error (a refusal by the account's bound on
  * scrapes in flight included), so the caller pays only for a 200. The browser time a refunded scrape held is added
  * to the account's refunded browser time, which past its budget reduces the account's concurrency
- * (src/limits/refunded-browser-time.ts): a refund makes a failure free, not the capacity it held.
+ * (src/limits/refunded-browser-time.ts): a refund makes a failure free, not the capacity it held. Either way the
+ * request lands in the account's request log (src/accounts/request-log.ts) after the response.
  */
-export async function scrapeSynchronously(env: Env, request: ScrapeRequest, key: AuthenticatedKey): Promise<SyncScrapeOutcome> {
+export async function scrapeSynchronously(
+  env: Env,
+  request: SyncScrapeRequest,
+  key: AuthenticatedKey,
+  origin: RequestOrigin,
+): Promise<SyncScrapeOutcome> {
+  const logged = { accountId: key.accountId, keyId: key.keyId, kind: "sync", scraper: request.scraper, jobId: request.jobId } as const;
+  const unbatched = { batchId: null, itemCount: null } as const;
+  try {
+    const outcome = await chargedScrape(env, request, key, origin);
+    logRequest(env.DB, origin, {
+      ...logged,
+      ...unbatched,
+      statusCode: 200,
+      outcome: "done",
+      errorCode: null,
+      credits: CREDITS_PER_REQUEST,
+    });
+    return outcome;
+  } catch (error) {
+    logRequest(env.DB, origin, { ...logged, ...unbatched, ...failureOf(error), outcome: "failed", credits: 0 });
+    throw error;
+  }
+}
+
+async function chargedScrape(
+  env: Env,
+  request: SyncScrapeRequest,
+  key: AuthenticatedKey,
+  origin: RequestOrigin,
+): Promise<SyncScrapeOutcome> {
   const charged = await chargeScrape(env, request.scraper, key, request.jobId);
   const browserHold = new BrowserHoldClock();
   try {
     // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
     // Only browser work holds one of the account's request slots: cache hits and coalesced requests never wait for one.
     const admitBrowserWork = browserHold.admission(() => holdRequestSlot(env, key.accountId, request.params.timeout));
-    const response = await runScrape(env, { ...request, accountId: key.accountId, admitBrowserWork }, request.params.timeout);
+    const response = await runScrape(
+      env,
+      { ...request, accountId: key.accountId, admitBrowserWork, logSubject: requestSubject(origin.requestId) },
+      request.params.timeout,
+    );
     return { response, creditsRemaining: charged.creditsRemaining };
   } catch (error) {
     const heldMs = browserHold.heldMs();

@@ -7,6 +7,7 @@ import { ScrapeTimeoutError } from "../errors";
 import { accountTag } from "../status/account-tag";
 import { recordScrapeOutcome, type ScrapeOutcome } from "../status/outcome-log";
 import type { ScrapeRequest, ScrapeResponse } from "./scrape-request";
+import { logLine, type LogSubject } from "../util/log-line";
 
 /**
  * A customer's time-out is evidence about the provider only when the customer allowed at least this long: the
@@ -54,15 +55,15 @@ type TrafficOutcome = Omit<Extract<ScrapeOutcome, { source: "traffic" }>, "accou
 
 /** The outcome is known: a caller that can finish work after responding does not wait for the status page's row. */
 async function record(env: Env, request: ScrapeRequest, outcome: TrafficOutcome): Promise<void> {
-  const recorded = recordQuietly(env, outcome);
+  const recorded = recordQuietly(env, outcome, request.logSubject);
   if (request.afterResponse === undefined) await recorded;
   else request.afterResponse(recorded);
 }
 
-async function recordQuietly(env: Env, { accountId, ...outcome }: TrafficOutcome): Promise<void> {
+async function recordQuietly(env: Env, { accountId, ...outcome }: TrafficOutcome, subject: LogSubject): Promise<void> {
   try {
     await recordScrapeOutcome(env.DB, { ...outcome, accountTag: await accountTag(env, accountId) });
   } catch (cause) {
-    console.error("could not record the scrape outcome for the status page", cause);
+    console.error(logLine(subject, "could not record the scrape outcome for the status page"), cause);
   }
 }

@@ -4,13 +4,14 @@
  */
 import type { ScraperDriftError } from "../errors";
 import { isoTimestamp } from "../util/time";
+import { logLine, type LogSubject } from "../util/log-line";
 
-export async function recordDrift(env: Env, error: ScraperDriftError, now = Date.now()): Promise<void> {
-  console.warn(JSON.stringify({ event: "scraper_drift", provider: error.provider, code: error.driftCode }));
+export async function recordDrift(env: Env, error: ScraperDriftError, logSubject?: LogSubject, now = Date.now()): Promise<void> {
+  console.warn(logLine(logSubject, JSON.stringify({ event: "scraper_drift", provider: error.provider, code: error.driftCode })));
   await env.DB.prepare("INSERT INTO scraper_drift (provider, code, at) VALUES (?, ?, ?)")
     .bind(error.provider, error.driftCode, isoTimestamp(now))
     .run()
-    .catch((cause: unknown) => console.error("could not record drift", cause));
+    .catch((cause: unknown) => console.error(logLine(logSubject, "could not record drift"), cause));
 }
 
 export interface DriftSummary {

@@ -6,6 +6,7 @@
 import { isCommonParams, type ScrapeParams } from "../params/common-params";
 import { runScrape } from "../pipeline/pipeline";
 import { allProviders, type AnyProvider, querySchemaOf, type ScraperId } from "../scrapers/registry";
+import { logLine, serviceSubject } from "../util/log-line";
 import { configuredBaseUrl } from "../util/public-base-url";
 import { classifyFailure } from "./failure-reason";
 import { recordScrapeOutcome } from "./outcome-log";
@@ -87,6 +88,7 @@ async function runCanary(env: Env, { provider, params }: Canary, roundAt: number
     params,
     jobId: crypto.randomUUID(),
     baseUrl: configuredBaseUrl(env) ?? "http://localhost",
+    logSubject: serviceSubject(`canary ${provider.id} ${params.country}`),
     startedAt,
   };
   let failure: { error: unknown } | null = null;
@@ -107,7 +109,7 @@ async function runCanary(env: Env, { provider, params }: Canary, roundAt: number
   try {
     await recordScrapeOutcome(env.DB, failure === null ? { ...outcome, ok: true } : { ...outcome, ok: false, error: failure.error });
   } catch (cause) {
-    console.error("could not record a canary outcome", cause);
+    console.error(logLine(request.logSubject, "could not record a canary outcome"), cause);
   }
   console.log(
     JSON.stringify({

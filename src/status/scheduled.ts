@@ -1,7 +1,8 @@
 /**
- * The Cron Trigger (wrangler.toml [triggers] crons): a canary round, the retention sweep of the outcome log, and a
- * fresh status snapshot so the round's result is on the status page at once.
+ * The Cron Trigger (wrangler.toml [triggers] crons): a canary round, the retention sweeps of the outcome log and of the
+ * accounts' request logs, and a fresh status snapshot so the round's result is on the status page at once.
  */
+import { pruneRequestLog } from "../accounts/request-log";
 import { runCanaryRound } from "./canaries";
 import { pruneScrapeOutcomes } from "./outcome-log";
 import { refreshStatusSnapshot } from "./status-snapshot";
@@ -13,5 +14,6 @@ import { refreshStatusSnapshot } from "./status-snapshot";
 export async function handleScheduled(_controller: ScheduledController, env: Env, _ctx: ExecutionContext): Promise<void> {
   await runCanaryRound(env, Date.now());
   await pruneScrapeOutcomes(env.DB);
+  await pruneRequestLog(env.DB);
   await refreshStatusSnapshot(env.DB);
 }

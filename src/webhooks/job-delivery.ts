@@ -15,6 +15,7 @@ import { retryDelayMs } from "./retry-policy";
 import { type AttemptOutcome, sendWebhook, UNDELIVERABLE } from "./send";
 import { webhookSettings } from "./settings";
 import { checkWebhookUrlForDelivery } from "./url-policy";
+import { jobSubject, logLine, type LogSubject } from "../util/log-line";
 
 /** How long to wait before retrying a step that failed on our side (D1 unavailable), without counting an attempt. */
 const INTERNAL_RETRY_MS = 30_000;
@@ -39,11 +40,16 @@ function jobEventOf(record: JobRecordState): { type: string; body: string } {
   return { type, body: JSON.stringify({ type, timestamp: view.completed_at ?? view.created_at, data: view }) };
 }
 
-async function bestEffort(what: string, work: Promise<unknown>): Promise<void> {
+/** The delivery's log lines start with the job and the request that created it (src/util/log-line.ts). */
+function subjectOf(job: Pick<JobRecordState, "requestId" | "jobId">): LogSubject {
+  return jobSubject(job.requestId ?? null, job.jobId);
+}
+
+async function bestEffort(subject: LogSubject, what: string, work: Promise<unknown>): Promise<void> {
   try {
     await work;
   } catch (error) {
-    console.error(`webhook delivery log: could not ${what}`, error);
+    console.error(logLine(subject, `webhook delivery log: could not ${what}`), error);
   }
 }
 
@@ -63,11 +69,12 @@ export async function advanceDelivery(
     // A batch's own URL wins; otherwise the account's endpoint as it is now, when the job ended.
     url = job.webhookUrl ?? (await getWebhookEndpoint(env, job.accountId))?.url ?? null;
   } catch (error) {
-    console.error(`job ${job.jobId}: webhook destination look-up failed`, error);
+    console.error(logLine(subjectOf(job), "webhook destination look-up failed"), error);
     return { ...state, nextAt: now + INTERNAL_RETRY_MS };
   }
   if (url === null) return { ...state, phase: "none" };
   await bestEffort(
+    subjectOf(job),
     "record a new delivery",
     logDeliveryCreated(env.DB, {
       webhookId: state.webhookId,
@@ -96,20 +103,20 @@ async function attempt(
   try {
     verdict = await checkWebhookUrlForDelivery(state.url, settings);
   } catch (error) {
-    console.error(`job ${job.jobId}: webhook URL check failed`, error);
+    console.error(logLine(subjectOf(job), "webhook URL check failed"), error);
     return { ...state, nextAt: Date.now() + INTERNAL_RETRY_MS };
   }
   let outcome: AttemptOutcome;
   if (!verdict.ok) {
     // The reason is for the operator's logs only; the key holder's log gets the neutral outcome (see UNDELIVERABLE).
-    console.warn(`job ${job.jobId}: webhook not sent, the URL ${verdict.reason}`);
+    console.warn(logLine(subjectOf(job), `webhook not sent, the URL ${verdict.reason}`));
     outcome = { ok: false, statusCode: null, error: UNDELIVERABLE };
   } else {
     let secret: string;
     try {
       secret = (await ensureWebhookEndpoint(env, job.accountId)).secret;
     } catch (error) {
-      console.error(`job ${job.jobId}: webhook secret look-up failed`, error);
+      console.error(logLine(subjectOf(job), "webhook secret look-up failed"), error);
       return { ...state, nextAt: Date.now() + INTERNAL_RETRY_MS };
     }
     outcome = await sendWebhook({ url: verdict.url, webhookId: state.webhookId, body: jobEventOf(job).body, secret });
@@ -119,6 +126,7 @@ async function attempt(
   const retryAt = delay === null ? null : attemptedAt + delay;
   const phase = outcome.ok ? "delivered" : retryAt === null || retryAt >= retentionEndsAt ? "failed" : "sending";
   await bestEffort(
+    subjectOf(job),
     "record an attempt",
     logDeliveryAttempt(env.DB, state.webhookId, {
       status: phase === "sending" ? "pending" : phase,
@@ -133,9 +141,14 @@ async function attempt(
 }
 
 /** The job's record is being deleted with the delivery still being retried: log that it was given up. */
-export async function abandonDelivery(env: Env, state: WebhookDeliveryState | null | undefined): Promise<void> {
+export async function abandonDelivery(
+  env: Env,
+  job: Pick<JobRecordState, "requestId" | "jobId">,
+  state: WebhookDeliveryState | null | undefined,
+): Promise<void> {
   if (state === null || state === undefined || state.phase !== "sending") return;
   await bestEffort(
+    subjectOf(job),
     "record an abandoned delivery",
     logDeliveryAttempt(env.DB, state.webhookId, {
       status: "failed",

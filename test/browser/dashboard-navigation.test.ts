@@ -16,12 +16,13 @@ const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
 
 /** The dashboard's sections as a visitor reads them in the bar, in order (src/dashboard/layout.tsx). */
-const NAV_LINKS = ["Overview", "Playground", "API keys", "Jobs", "Webhooks", "API docs"];
+const NAV_LINKS = ["Overview", "Playground", "API keys", "Requests", "Jobs", "Webhooks", "API docs"];
 /** Every signed-in page that carries the bar. */
 const PAGES = [
   { path: "/dashboard", heading: "Overview" },
   { path: "/dashboard/playground", heading: "Playground" },
   { path: "/dashboard/keys", heading: "API keys" },
+  { path: "/dashboard/requests", heading: "Requests" },
   { path: "/dashboard/jobs", heading: "Jobs" },
   { path: "/dashboard/webhooks", heading: "Webhooks" },
 ];

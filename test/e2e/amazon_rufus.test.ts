@@ -14,6 +14,7 @@ import type { CommonScrapeFields } from "../../src/schemas/responses";
 import type { RufusAnswerSchema } from "../../src/scrapers/amazon_rufus/declaration";
 import { UpstreamError } from "../../src/errors";
 import { runScrape } from "../../src/pipeline/pipeline";
+import { serviceSubject } from "../../src/util/log-line";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
 import {
   api,
@@ -231,6 +232,7 @@ describe("a store page without Rufus", () => {
         params: { prompt: "lamp", country: "US", bypass_cache: true, timeout: 60 },
         jobId: crypto.randomUUID(),
         baseUrl: "http://api.test",
+        logSubject: serviceSubject("amazon_rufus without Rufus"),
         startedAt: Date.now(),
       },
       60,

@@ -123,12 +123,15 @@ describe("a job that cannot be queued", () => {
       sendBatch: () => Promise.reject(new Error("queue unavailable")),
     };
     const queueDown: Env = { ...env, JOBS: refusingQueue as Queue };
+    const pendingLogWrites: Promise<void>[] = [];
     const params = { prompt: "never queued", country: "US", bypass_cache: false, timeout: 60, mode: "MODEL_MODE_AUTO" as const };
     const failure = await submitJob(
       queueDown,
       { scraper: "grok", params, baseUrl: "http://api.test" },
       { keyId: own.keyId, accountId: own.accountId },
+      { requestId: "never-queued", surface: "api", startedAt: Date.now(), afterResponse: (work) => pendingLogWrites.push(work) },
     ).catch((error: unknown) => error);
+    await Promise.all(pendingLogWrites);
     expect(failure).toBeInstanceOf(ServiceError);
     expect((failure as ServiceError).status).toBe(503);
     expect((failure as ServiceError).detail).toBe(ENQUEUE_FAILED_DETAIL);

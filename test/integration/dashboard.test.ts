@@ -339,7 +339,7 @@ describe("pages", () => {
   it("serves its pages with a strict CSP and no inline script or style, and its assets from /dashboard/assets", async () => {
     const account = await newAccount();
     const { visitor } = await signIn(account.account_id);
-    for (const path of ["/dashboard", "/dashboard/keys", "/dashboard/jobs", "/dashboard/sign-in"]) {
+    for (const path of ["/dashboard", "/dashboard/keys", "/dashboard/requests", "/dashboard/jobs", "/dashboard/sign-in"]) {
       const response = await visitor.get(path);
       const html = await response.text();
       expect(response.headers.get("Content-Security-Policy")).toContain("script-src 'self'");

@@ -16,6 +16,7 @@ import { recordScrapeOutcome } from "../../src/status/outcome-log";
 import { ServiceStatusSchema } from "../../src/status/status-schema";
 import { forgetIsolateStatusCopy, refreshStatusSnapshot, statusRecomputationsInIsolate } from "../../src/status/status-snapshot";
 import { observeCustomerScrape } from "../../src/pipeline/traffic";
+import { serviceSubject } from "../../src/util/log-line";
 import { api } from "../support/workers/helpers";
 
 const FIVE_MINUTES = 5 * 60_000;
@@ -54,6 +55,7 @@ async function failedCustomerScrape({
     params: paramsFor(scraper, timeoutSeconds),
     jobId: crypto.randomUUID(),
     baseUrl: "http://api.test",
+    logSubject: serviceSubject("status-abuse test"),
     startedAt: Date.now(),
     accountId,
     abandoned: disconnect.signal,

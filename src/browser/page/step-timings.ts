@@ -8,6 +8,8 @@
  * The log is written as one structured line (`{"event":"scrape_steps",…}`) only when the Worker variable
  * `SCRAPE_STEP_TIMINGS` is "1" (the benchmark's stack sets it): in production it would be one more line per scrape.
  */
+import { logLine, type LogSubject } from "../../util/log-line";
+
 export class StepLog {
   private readonly steps = new Map<string, number>();
   private readonly startedAt = performance.now();
@@ -63,6 +65,11 @@ export function stepTimingsEnabled(env: object): boolean {
   return Reflect.get(env, "SCRAPE_STEP_TIMINGS") === "1";
 }
 
-export function writeStepLog(fields: { provider: string; country: string; outcome: "ok" | "error" }, log: StepLog): void {
-  console.log(JSON.stringify({ event: "scrape_steps", ...fields, warm_page: log.warm, hot_page: log.hot, ...log.summary() }));
+export function writeStepLog(
+  fields: { provider: string; country: string; outcome: "ok" | "error" },
+  log: StepLog,
+  logSubject?: LogSubject,
+): void {
+  const line = JSON.stringify({ event: "scrape_steps", ...fields, warm_page: log.warm, hot_page: log.hot, ...log.summary() });
+  console.log(logLine(logSubject, line));
 }

@@ -6,6 +6,8 @@ type JobRowStatus = "pending" | "done" | "failed" | "expired" | "unavailable";
 
 export interface JobRow {
   jobId: string;
+  /** The request that submitted the job (its X-Request-Id); null for jobs from before jobs kept it. */
+  requestId: string | null;
   scraper: string;
   keyName: string | null;
   createdAt: string;
@@ -67,15 +69,24 @@ export function JobsPage({ frame, jobs, retentionHours }: { frame: SignedInFrame
                     return (
                       <tr data-job-id={job.jobId}>
                         <td data-label="Job">
-                          {viewable ? (
-                            <a class="mono" href={`/dashboard/results/${job.jobId}`} title={`View the result of ${job.jobId}`}>
-                              {job.jobId.slice(0, 8)}
-                            </a>
-                          ) : (
-                            <span class="mono" title={job.jobId}>
-                              {job.jobId.slice(0, 8)}
-                            </span>
-                          )}
+                          <span>
+                            {viewable ? (
+                              <a class="mono" href={`/dashboard/results/${job.jobId}`} title={`View the result of ${job.jobId}`}>
+                                {job.jobId.slice(0, 8)}
+                              </a>
+                            ) : (
+                              <span class="mono" title={job.jobId}>
+                                {job.jobId.slice(0, 8)}
+                              </span>
+                            )}
+                            {job.requestId !== null && (
+                              <span class="job-request hint" title="The request that submitted the job (X-Request-Id)">
+                                <code class="request-id" data-testid="job-request-id">
+                                  {job.requestId}
+                                </code>
+                              </span>
+                            )}
+                          </span>
                         </td>
                         <td data-label="Scraper">
                           <span class="mono">{job.scraper}</span>

@@ -15,7 +15,7 @@ import { getApiKey, listApiKeys } from "../../accounts/keys";
 import { CREDITS_PER_REQUEST } from "../../credits/ledger";
 import { toServiceError, UnauthorizedError } from "../../errors";
 import type { AppEnv } from "../../http/app-env";
-import { requestBaseUrl } from "../../http/request-context";
+import { requestBaseUrl, requestOrigin } from "../../http/request-context";
 import { requestLogLine } from "../../http/request-id";
 import { submitJob } from "../../jobs/submit";
 import type { ScrapeParams } from "../../params/common-params";
@@ -128,6 +128,7 @@ async function runSynchronously(
       afterResponse: (work) => c.executionCtx.waitUntil(work),
     },
     key,
+    requestOrigin(c, "dashboard"),
   );
   c.executionCtx.waitUntil(outcome.then(noop, noop));
   return (await outcome).response;
@@ -187,7 +188,12 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
       const params = validatedParams(input);
       const key = await admitPickedKey(c.env, c.executionCtx, accountId, input.keyId);
       if (input.run === "job") {
-        const { jobId } = await submitJob(c.env, { scraper: input.scraper.id, params, baseUrl: requestBaseUrl(c) }, key);
+        const { jobId } = await submitJob(
+          c.env,
+          { scraper: input.scraper.id, params, baseUrl: requestBaseUrl(c) },
+          key,
+          requestOrigin(c, "dashboard"),
+        );
         return c.redirect(`/dashboard/results/${jobId}`, 303);
       }
       const response = await runSynchronously(c, input, params, key);
