@@ -17,6 +17,8 @@ import { basename, join } from "node:path";
 import MarkdownIt from "markdown-it";
 
 const STYLESHEET = "/docs/assets/guides.css";
+/** /docs's icon; without a link of its own, the browser would ask the Worker for /favicon.ico (a 404). */
+const ICON = "/docs/assets/swagger-ui/favicon-32x32.png";
 const REFERENCE_PAGE = "/docs";
 
 /** GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens; repeats get -1, -2, … */
@@ -84,6 +86,7 @@ function page(title, body, guides, current) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" type="image/png" href="${ICON}">
 <link rel="stylesheet" href="${STYLESHEET}">
 </head>
 <body>

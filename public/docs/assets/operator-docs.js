@@ -1,9 +1,10 @@
 /**
  * The operator reference at /admin/docs (src/http/docs.ts). The page itself holds nothing of the operator API: this
  * script asks for the admin token, fetches /admin/openapi.json with it (`Authorization: Bearer …`) and only on a 200
- * starts Swagger UI with that document, adding the same header to the requests "Try it out" sends.
- * The token lives in this closure only: never in storage, a cookie or the URL, so closing or reloading the tab forgets
- * it. As on /docs: no validator badge, no `?url=` override, nothing persisted.
+ * starts Swagger UI with that document, authorized with the same token (the document's `AdminToken` scheme), so
+ * "Try it out" sends it too.
+ * The token lives in memory only (this closure and Swagger UI's state): never in storage, a cookie or the URL, so
+ * closing or reloading the tab forgets it. As on /docs: no validator badge, no `?url=` override, nothing persisted.
  */
 
 window.addEventListener("DOMContentLoaded", () => {
@@ -56,13 +57,8 @@ window.addEventListener("DOMContentLoaded", () => {
       requestSnippetsEnabled: true,
       tryItOutEnabled: false,
       supportedSubmitMethods: ["get", "post", "put", "patch", "delete"],
-      // Only requests to this deployment carry the token.
-      requestInterceptor: (request) => {
-        if (new URL(request.url, window.location.href).origin === window.location.origin) {
-          request.headers.Authorization = `Bearer ${token}`;
-        }
-        return request;
-      },
+      // Works for the bearer scheme too: Authorize shows the token as applied, and every operation sends it.
+      onComplete: () => window.ui.preauthorizeApiKey("AdminToken", token),
     });
   });
 });
