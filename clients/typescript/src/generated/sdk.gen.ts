@@ -594,7 +594,7 @@ export const removeAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Show your account's webhook endpoint and signing secret
  *
- * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md). Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
+ * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see [webhooks](/docs/guides/async-jobs#webhooks)). Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const getAccountWebhook = <ThrowOnError extends boolean = false>(
   options?: Options<GetAccountWebhookData, ThrowOnError>,
@@ -713,7 +713,7 @@ export const getHostedMarkdown = <ThrowOnError extends boolean = false>(
 /**
  * Service status (HTML page, or JSON with Accept: application/json)
  *
- * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old. Thresholds: docs/status.md.
+ * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old.
  */
 export const getServiceStatus = <ThrowOnError extends boolean = false>(
   options?: Options<GetServiceStatusData, ThrowOnError>,
@@ -723,7 +723,7 @@ export const getServiceStatus = <ThrowOnError extends boolean = false>(
 /**
  * Service status as JSON
  *
- * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old. Thresholds: docs/status.md.
+ * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old.
  */
 export const getServiceStatusJson = <ThrowOnError extends boolean = false>(
   options?: Options<GetServiceStatusJsonData, ThrowOnError>,
@@ -750,7 +750,7 @@ export const removeAdminAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Show the account's webhook endpoint and signing secret
  *
- * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md).
+ * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see [webhooks](/docs/guides/async-jobs#webhooks)).
  */
 export const getAdminAccountWebhook = <ThrowOnError extends boolean = false>(
   options: Options<GetAdminAccountWebhookData, ThrowOnError>,

@@ -66,7 +66,7 @@ export type ChatgptResponse = {
 export type Error = {
   detail: string;
   /**
-   * Stable machine-readable error code (docs/errors.md): branch on this, not on the wording of `detail`
+   * Stable machine-readable error code (every one: /docs/guides/errors): branch on this, not on the wording of `detail`
    */
   code:
     | "invalid_parameter"
@@ -106,7 +106,7 @@ export type Error = {
     | "not_configured"
     | "browser_unreachable";
   /**
-   * Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, else generated. Quote it when asking support about this error (docs/errors.md)
+   * Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, else generated. Quote it when asking support about this error
    */
   request_id: string;
 };
