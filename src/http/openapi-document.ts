@@ -11,7 +11,7 @@
  * - `x-codeSamples` on every customer operation: curl, Python and JavaScript (src/http/openapi-code-samples.ts).
  * Then it is split in two (src/http/openapi-audience.ts): the customers' document (`/openapi.json`, `/docs`) and the
  * operator's (`/admin/openapi.json`, `/admin/docs`), each with only the components, security schemes and tags its own
- * operations use. `redocly lint` (redocly.yaml) checks the customers' document in `npm test`.
+ * operations use. `redocly lint` (redocly.yaml) checks both in `npm test`.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type {
