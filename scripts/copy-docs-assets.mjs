@@ -1,16 +1,18 @@
 /**
  * Copies the Swagger UI files that /docs loads from node_modules/swagger-ui-dist into the Worker's static assets
  * (public/docs/assets/swagger-ui/, git-ignored), so the reference works offline and nothing of the vendor bundle is
- * committed. wrangler runs it before `wrangler dev`, `wrangler deploy` and `wrangler types` (wrangler.toml `[build]`),
+ * committed; then renders the customer guides to public/docs/guides/ (git-ignored too; scripts/render-docs-guides.mjs). wrangler runs it before `wrangler dev`, `wrangler deploy` and `wrangler types` (wrangler.toml `[build]`),
  * which covers `npm start`, the browser tests and deployment; it is also safe to run by hand.
  *
- * Plain Node (no TypeScript, no packages): wrangler runs it with whatever `node` is on PATH, before anything is built.
+ * Plain Node (no TypeScript; of the packages only markdown-it, a dependency): wrangler runs it with whatever `node` is on
+ * PATH, before anything is built.
  * Each file is written to a temporary name and renamed, so a second wrangler starting at the same moment never serves
  * half a file; an unchanged file is left alone.
  */
 import { copyFileSync, mkdirSync, renameSync, statSync, utimesSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { renderGuides } from "./render-docs-guides.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const source = join(root, "node_modules", "swagger-ui-dist");
@@ -45,3 +47,5 @@ for (const file of FILES) {
   }
   renameSync(temporary, to);
 }
+
+renderGuides(root);

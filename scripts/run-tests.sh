@@ -30,7 +30,7 @@ check lint-and-format biome check --assist-enabled=false .
 # The TypeScript client has its own toolchain (its generator needs TypeScript 6; the project uses 7).
 check client-install npm ci --prefix clients/typescript --no-audit --no-fund
 check client-generated tsx clients/typescript/scripts/generate.ts --check
-check openapi-lint redocly lint clients/typescript/openapi.json
+check openapi-lint redocly lint clients/typescript/openapi.json clients/typescript/openapi.operator.json
 check typecheck-client tsc -p clients/typescript/tsconfig.json
 check typecheck-client-scripts tsc -p clients/typescript/scripts/tsconfig.json
 check typecheck-worker tsc -p tsconfig.json

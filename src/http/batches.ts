@@ -131,7 +131,14 @@ const statusRoute = createRoute({
   description: "Your own batches only (any key of the account). Counts per status and every job's id and status. Kept 24 hours.",
   security: API_KEY_SECURITY,
   middleware: [apiKeyAuth] as const,
-  request: { params: z.object({ batch_id: z.string() }), query: apiKeyQuery },
+  request: {
+    params: z.object({
+      batch_id: z
+        .string()
+        .openapi({ description: "The `batch_id` the submission answered", example: "4c7e2a1b-9d3f-4e5a-8b6c-7d8e9f0a1b2c" }),
+    }),
+    query: apiKeyQuery,
+  },
   responses: {
     200: { description: "The batch", content: { "application/json": { schema: BatchStatusSchema } } },
     401: errorResponse("API key missing, invalid or revoked"),

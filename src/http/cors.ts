@@ -22,6 +22,10 @@ function templatePattern(template: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
+function documentedPaths(app: OpenAPIHono<AppEnv>, origin: string) {
+  return { ...openApiDocument(app, origin, "customer").paths, ...openApiDocument(app, origin, "operator").paths };
+}
+
 /**
  * Refuses `OPTIONS` on every path the OpenAPI document lists, with `Allow` naming the methods the path does take (a 405
  * must). Other paths (the dashboard, an unknown scraper) answer as they would to any other method.
@@ -30,8 +34,9 @@ export function registerPreflightRefusal(app: OpenAPIHono<AppEnv>): void {
   let routes: Array<{ template: string; pattern: RegExp; allow: string[] }> | undefined;
   app.use("*", async (c, next) => {
     if (c.req.method !== "OPTIONS") return next();
-    // Built on the first OPTIONS request, when every route is registered; the routes do not change afterwards.
-    routes ??= Object.entries(openApiDocument(app, new URL(c.req.url).origin).paths ?? {}).map(([template, item]) => {
+    // Built on the first OPTIONS request, when every route is registered; the routes do not change afterwards. Both
+    // documents: the operator's routes are as server-side only as the customers'.
+    routes ??= Object.entries(documentedPaths(app, new URL(c.req.url).origin)).map(([template, item]) => {
       const methods = METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase());
       // Every GET route answers HEAD too.
       return { template, pattern: templatePattern(template), allow: methods.includes("GET") ? [...methods, "HEAD"] : methods };

@@ -47,7 +47,11 @@ const statusRoute = createRoute({
   tags: ["Jobs"],
   summary: "Get a job's status and result",
   description: "No authentication. Poll every ~3 seconds until `status` is `done` or `failed`. Jobs are kept 24 hours.",
-  request: { params: z.object({ job_id: z.string() }) },
+  request: {
+    params: z.object({
+      job_id: z.string().openapi({ description: "The `job_id` the submission answered", example: "9a1f3c2e-4b5d-4e6f-8a7b-0c1d2e3f4a5b" }),
+    }),
+  },
   responses: {
     200: { description: "The job", content: { "application/json": { schema: JobStatusSchema } } },
     404: errorResponse("Unknown, malformed or expired job id"),

@@ -7,8 +7,11 @@
  * - an example for every scraper's 200 response: the provider's declared one or one derived from its schema;
  * - examples for every error response, one per error code it can carry, with the service's real messages;
  * - `tags` in reading order with Markdown descriptions: one tag per scraper (its sync and job routes), then jobs,
- *   batches, results, account, status, operator. Swagger UI at /docs (src/http/docs.ts) shows them in this order.
- * `redocly lint` (redocly.yaml) checks the result in `npm test`.
+ *   batches, results, account, status, operator. Swagger UI at /docs (src/http/docs.ts) shows them in this order;
+ * - `x-codeSamples` on every customer operation: curl, Python and JavaScript (src/http/openapi-code-samples.ts).
+ * Then it is split in two (src/http/openapi-audience.ts): the customers' document (`/openapi.json`, `/docs`) and the
+ * operator's (`/admin/openapi.json`, `/admin/docs`), each with only the components, security schemes and tags its own
+ * operations use. `redocly lint` (redocly.yaml) checks both in `npm test`.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type {
@@ -23,6 +26,9 @@ import type {
 } from "openapi3-ts/oas31";
 import { allProviders, type AnyProvider } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
+import { DOCS_GUIDES, guideUrl } from "./docs-guides";
+import { type ApiAudience, audienceOfPath } from "./openapi-audience";
+import { codeSamplesOf } from "./openapi-code-samples";
 import { errorExamplesFor, exampleFromSchema } from "./openapi-examples";
 import { API_KEY_SECURITY } from "./openapi-errors";
 import { operationIdFor } from "./openapi-operation-ids";
@@ -43,11 +49,25 @@ export const API_INFO = {
     "once, then poll `GET /jobs/{job_id}` until `status` is `done` or `failed`.\n" +
     "- **Errors** are JSON `{detail, code, request_id}` with the HTTP status: branch on `code`, show `detail`. Every response " +
     "carries `X-Request-Id` (yours when you send a well-formed one); quote it, or `request_id`, when you contact support.\n\n" +
-    "Machine-readable: [/openapi.json](/openapi.json) (OpenAPI 3.1). Examples in curl, Python and JavaScript: `docs/examples.md` " +
-    "in the repository.",
+    "Every operation shows code samples in curl, Python and JavaScript: set `API_KEY` to your key and `API_URL` to this " +
+    "deployment's address, then run them as they are.\n\n" +
+    `Guides: ${DOCS_GUIDES.map((guide) => `[${guide.label}](${guideUrl(guide.slug)})`).join(" · ")}. ` +
+    "Machine-readable: [/openapi.json](/openapi.json) (OpenAPI 3.1).",
   // The service is sold, not open source. `LicenseRef-` is SPDX's form for a license that is not on its list.
   license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
 };
+
+/** The operator's document: the same routes' other half, for whoever holds the deployment's admin token. */
+const OPERATOR_API_INFO = {
+  title: "AI Answer Scraper operator API",
+  version: API_INFO.version,
+  description:
+    "Administration of this deployment: accounts, API keys, credits, limits, browser pools, provider accounts, captures. " +
+    "Every operation takes the operator token: `Authorization: Bearer <ADMIN_TOKEN>`. The customer API is at [/docs](/docs).",
+  license: API_INFO.license,
+};
+
+const INFO_OF_AUDIENCE: Readonly<Record<ApiAudience, typeof API_INFO>> = { customer: API_INFO, operator: OPERATOR_API_INFO };
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
@@ -63,7 +83,7 @@ const ADMIN_SECURITY: SecurityRequirementObject[] = [{ AdminToken: [] }];
  */
 function defaultSecurityFor(method: string, path: string): SecurityRequirementObject[] {
   if (PUBLIC_OPERATIONS.has(`${method} ${path}`)) return [];
-  if (path === "/admin" || path.startsWith("/admin/")) return ADMIN_SECURITY;
+  if (audienceOfPath(path) === "operator") return ADMIN_SECURITY;
   return API_KEY_SECURITY;
 }
 
@@ -93,7 +113,18 @@ function addScraperExamples(document: OpenAPIObject): void {
   }
 }
 
-/** The document without `servers`: it depends only on the registered routes, so it is built once per isolate. */
+/** `x-codeSamples` for every customer operation (the operator's page is for operators, who have the CLI). */
+function addCodeSamples(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (audienceOfPath(path) !== "customer") continue;
+    for (const method of HTTP_METHODS) {
+      const operation = item[method];
+      if (operation !== undefined) operation["x-codeSamples"] = codeSamplesOf(document, method, path, operation);
+    }
+  }
+}
+
+/** Every operation of the complete document, both audiences, without `servers`. */
 function completedDocument(app: OpenAPIHono<AppEnv>): OpenAPIObject {
   const generated = app.getOpenAPI31Document({ openapi: "3.1.0", info: API_INFO });
   const paths: Record<string, PathItemObject> = {};
@@ -107,6 +138,79 @@ function completedDocument(app: OpenAPIHono<AppEnv>): OpenAPIObject {
   }
   const document: OpenAPIObject = { ...generated, paths };
   addScraperExamples(document);
+  addCodeSamples(document);
+  return document;
+}
+
+/** The `$ref` targets `value` names, anywhere inside it. */
+function referencesIn(value: unknown, found: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) referencesIn(item, found);
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  for (const [key, item] of Object.entries(value)) {
+    if (key === "$ref" && typeof item === "string") found.add(item);
+    else referencesIn(item, found);
+  }
+}
+
+/** The value of `key` in `record`, when `record` is an object that has it. */
+function entryOf(record: unknown, key: string | undefined): unknown {
+  if (typeof record !== "object" || record === null || key === undefined) return undefined;
+  return Object.entries(record).find(([name]) => name === key)?.[1];
+}
+
+/** The `#/components/<kind>/<name>` references reachable from the paths, following references inside components. */
+function reachableComponents(document: OpenAPIObject, paths: Record<string, PathItemObject>): Set<string> {
+  const reached = new Set<string>();
+  referencesIn(paths, reached);
+  const pending = [...reached];
+  for (let reference = pending.pop(); reference !== undefined; reference = pending.pop()) {
+    const [, , kind, name] = reference.split("/");
+    const inner = new Set<string>();
+    referencesIn(entryOf(entryOf(document.components, kind), name), inner);
+    for (const found of inner) {
+      if (reached.has(found)) continue;
+      reached.add(found);
+      pending.push(found);
+    }
+  }
+  return reached;
+}
+
+/** The entries of a components group that `reached` names (`#/components/<kind>/<name>`). */
+function keptComponents<T>(group: Record<string, T> | undefined, kind: string, reached: Set<string>): Record<string, T> | undefined {
+  if (group === undefined) return undefined;
+  return Object.fromEntries(Object.entries(group).filter(([name]) => reached.has(`#/components/${kind}/${name}`)));
+}
+
+/** The security schemes the operations of `paths` name. */
+function usedSecuritySchemes(paths: Record<string, PathItemObject>): Set<string> {
+  return new Set(
+    Object.values(paths).flatMap((item) =>
+      HTTP_METHODS.flatMap((method) => (item[method]?.security ?? []).flatMap((requirement) => Object.keys(requirement))),
+    ),
+  );
+}
+
+/** One audience's half of the complete document: its operations, and only the components and tags they use. */
+function documentOfAudience(complete: OpenAPIObject, audience: ApiAudience): OpenAPIObject {
+  const paths = Object.fromEntries(Object.entries(complete.paths ?? {}).filter(([path]) => audienceOfPath(path) === audience));
+  const reached = reachableComponents(complete, paths);
+  const schemes = usedSecuritySchemes(paths);
+  const components = complete.components ?? {};
+  const document: OpenAPIObject = {
+    ...complete,
+    info: INFO_OF_AUDIENCE[audience],
+    paths,
+    components: {
+      ...components,
+      schemas: keptComponents(components.schemas, "schemas", reached),
+      parameters: keptComponents(components.parameters, "parameters", reached),
+      securitySchemes: Object.fromEntries(Object.entries(components.securitySchemes ?? {}).filter(([name]) => schemes.has(name))),
+    },
+  };
   document.tags = documentTags(document);
   return document;
 }
@@ -185,14 +289,16 @@ function withErrorExamples(path: string, operation: OperationObject): OperationO
   return { ...operation, responses };
 }
 
-const documents = new WeakMap<OpenAPIHono<AppEnv>, OpenAPIObject>();
+/** Both audiences' documents without `servers`: they depend only on the registered routes, so they are built once per isolate. */
+const documents = new WeakMap<OpenAPIHono<AppEnv>, Record<ApiAudience, OpenAPIObject>>();
 
-/** The complete document of `app`, served from `origin` (the `servers` entry clients call by default). */
-export function openApiDocument(app: OpenAPIHono<AppEnv>, origin: string): OpenAPIObject {
-  let document = documents.get(app);
-  if (document === undefined) {
-    document = completedDocument(app);
-    documents.set(app, document);
+/** The document of `audience` (the customers' unless said otherwise), served from `origin` (the `servers` entry clients call). */
+export function openApiDocument(app: OpenAPIHono<AppEnv>, origin: string, audience: ApiAudience = "customer"): OpenAPIObject {
+  let built = documents.get(app);
+  if (built === undefined) {
+    const complete = completedDocument(app);
+    built = { customer: documentOfAudience(complete, "customer"), operator: documentOfAudience(complete, "operator") };
+    documents.set(app, built);
   }
-  return { ...document, servers: [{ url: origin, description: "This deployment" }] };
+  return { ...built[audience], servers: [{ url: origin, description: "This deployment" }] };
 }

@@ -6,6 +6,7 @@
  */
 import type { OpenAPIObject, ReferenceObject, SchemaObject } from "openapi3-ts/oas31";
 import { ADMIN_UNAUTHORIZED_DETAIL } from "./admin-token";
+import { audienceOfPath } from "./openapi-audience";
 import { INVALID_KEY_DETAIL, MISSING_KEY_DETAIL } from "../auth/api-keys";
 import { AT_CAPACITY_DETAIL, QUEUE_FULL_DETAIL } from "../browser/page-lease";
 import {
@@ -185,7 +186,7 @@ function codesOfStatus(status: number): ErrorCode[] {
 export function errorExamplesFor(path: string, status: number, description: string): Record<string, NamedExample> {
   const ofStatus = codesOfStatus(status);
   const named = ofStatus.filter((code) => description.includes(`\`${code}\``));
-  const admin = path === "/admin" || path.startsWith("/admin/");
+  const admin = audienceOfPath(path) === "operator";
   let codes = named.length > 0 ? named : ofStatus;
   if (status === 401 && named.length === 0) codes = admin ? ["invalid_admin_token"] : ["missing_api_key", "invalid_api_key"];
   const examples: Record<string, NamedExample> = {};

@@ -65,7 +65,7 @@ function negotiate(c: Context<AppEnv>, offered: readonly [Representation, ...Rep
 const DESCRIPTION =
   "Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled " +
   "canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: " +
-  "aggregates only. Figures are at most 30 seconds old. Thresholds: docs/status.md.";
+  "aggregates only. Figures are at most 30 seconds old.";
 
 const statusRoute = createRoute({
   method: "get",

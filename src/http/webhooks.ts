@@ -19,6 +19,7 @@ import { ACCOUNT_NOT_FOUND_DETAIL } from "./admin";
 import { apiKeyAuth } from "./api-key-auth";
 import type { AppEnv } from "./app-env";
 import { strictBody } from "./json-body";
+import { guideUrl } from "./docs-guides";
 import { API_KEY_SECURITY, LIMITER_UNAVAILABLE_RESPONSE, errorResponse } from "./openapi-errors";
 import { requireManageScope } from "./require-scope";
 
@@ -212,7 +213,7 @@ function registerFor(app: OpenAPIHono<AppEnv>, audience: Audience): void {
       operationId: `get${audience.operationNoun}`,
       summary: `Show ${whose} webhook endpoint and signing secret`,
       description:
-        "Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md)." +
+        `Creates the signing secret on first use. Every job's final status is sent to \`url\` when it ends (see [webhooks](${guideUrl("async-jobs")}#webhooks)).` +
         audience.accessNote,
       request: { ...params, ...query },
       responses: { ...endpointResponse, ...audience.errors },

@@ -13,13 +13,14 @@ export const ErrorBodySchema = z
   .object({
     detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }),
     code: z.enum(ERROR_CODES).openapi({
-      description: "Stable machine-readable error code (docs/errors.md): branch on this, not on the wording of `detail`",
+      // The errors guide served by every deployment (src/http/docs-guides.json) lists them all.
+      description: "Stable machine-readable error code (every one: /docs/guides/errors): branch on this, not on the wording of `detail`",
       example: "invalid_parameter",
     }),
     request_id: z.string().openapi({
       description:
         "Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, " +
-        "else generated. Quote it when asking support about this error (docs/errors.md)",
+        "else generated. Quote it when asking support about this error",
       example: EXAMPLE_REQUEST_ID,
     }),
   })

@@ -4,18 +4,16 @@
  * and the provider replicas (test/browser/global-setup.ts), with only `API_KEY` and `API_URL` in its environment, and
  * its output is checked. The stack runs on a free port, so an example that ignored `API_URL` would fail.
  */
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createAccountKey, runSnippet } from "../support/snippet-runner";
 
 const baseUrl = inject("dashboardBaseUrl");
 const adminToken = inject("dashboardAdminToken");
 const EXAMPLES = resolve(import.meta.dirname, "../../docs/examples.md");
 const RUN_TIMEOUT_MS = 150_000;
-const run = promisify(execFile);
 
 interface Example {
   name: string;
@@ -38,25 +36,17 @@ let apiKey = "";
 let workDir = "";
 
 async function execute(example: Example): Promise<string> {
-  const file = join(workDir, { sh: "example.sh", python: "example.py", js: "example.mjs" }[example.language]);
-  writeFileSync(file, `${example.code}\n`);
-  const command = { sh: "bash", python: "python3", js: process.execPath }[example.language];
   // Nothing of this test's environment but PATH: the example must get by with API_KEY and API_URL.
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", API_KEY: apiKey, API_URL: baseUrl };
-  const { stdout } = await run(command, [file], { cwd: workDir, env, timeout: RUN_TIMEOUT_MS });
-  return stdout;
+  return runSnippet(example.language, example.code, {
+    dir: workDir,
+    env: { API_KEY: apiKey, API_URL: baseUrl },
+    timeoutMs: RUN_TIMEOUT_MS,
+  });
 }
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "docs-examples-"));
-  const headers = { Authorization: `Bearer ${adminToken}`, "Content-Type": "application/json" };
-  const account = (await (await fetch(`${baseUrl}/admin/accounts`, { method: "POST", headers, body: '{"name":"Examples"}' })).json()) as {
-    account_id: string;
-  };
-  const key = (await (
-    await fetch(`${baseUrl}/admin/accounts/${account.account_id}/keys`, { method: "POST", headers, body: '{"name":"Examples"}' })
-  ).json()) as { api_key: string };
-  apiKey = key.api_key;
+  apiKey = await createAccountKey(baseUrl, adminToken, "Examples");
 });
 
 afterAll(() => {

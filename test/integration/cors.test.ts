@@ -40,6 +40,7 @@ describe("CORS: the API is server-side only", () => {
       ["/account", "GET, HEAD"],
       ["/account/webhook", "GET, PUT, DELETE, HEAD"],
       ["/batches", "POST"],
+      ["/admin/accounts", "GET, POST, HEAD"],
     ];
     for (const [path, allow] of cases) {
       const response = await preflight(path, "POST");

@@ -2,7 +2,8 @@
  * The API reference (src/http/docs.ts, src/http/openapi-document.ts): the /docs shell that loads Swagger UI from our own
  * assets under a strict Content-Security-Policy, and the document it renders: tags in reading order, summaries and
  * Markdown descriptions, a response example of its own provider on every scrape route, an example for every error
- * response. What Chromium makes of it: test/browser/docs.test.ts.
+ * response, code samples in three languages on every operation, links to the served guides; and the operator's
+ * /admin/docs shell, which holds nothing of the operator API. What Chromium makes of them: test/browser/docs.test.ts.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -17,7 +18,14 @@ interface Media {
   example?: unknown;
   examples?: Record<string, { summary?: string; value: unknown }>;
 }
+interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
 interface Operation {
+  "x-codeSamples"?: CodeSample[];
+  security?: unknown[];
   tags?: string[];
   summary?: string;
   description?: string;
@@ -57,6 +65,7 @@ describe("GET /docs", () => {
     const scripts = [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? "")?.[1])).toEqual([
       "/docs/assets/swagger-ui/swagger-ui-bundle.js",
+      "/docs/assets/code-samples.js",
       "/docs/assets/swagger-initializer.js",
     ]);
     for (const script of scripts) expect(script[2]?.trim()).toBe("");
@@ -64,6 +73,9 @@ describe("GET /docs", () => {
     // Every URL the page names is a path on this origin: nothing from a CDN.
     for (const [, url] of page.matchAll(/(?:src|href)="([^"]+)"/g)) expect(url).toMatch(/^\/(?!\/)/);
     expect(page).toContain('href="/openapi.json"');
+    // The header links the served guides.
+    for (const guide of ["examples", "errors", "async-jobs", "limits"]) expect(page).toContain(`href="/docs/guides/${guide}"`);
+    expect(page).not.toMatch(/\/admin/);
   });
 
   it("lets Try it out call PUBLIC_BASE_URL when one is configured, since the document's servers entry names it", async () => {
@@ -78,6 +90,27 @@ describe("GET /docs", () => {
   });
 });
 
+describe("GET /admin/docs", () => {
+  it("is a shell that asks for the admin token and holds nothing of the operator API, under the same CSP as /docs", async () => {
+    const response = await api("/admin/docs");
+    expect(response.status).toBe(200);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:\/\//);
+    const page = await response.text();
+    expect(page).toMatch(/<input[^>]*type="password"/);
+    const scripts = [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? "")?.[1])).toEqual([
+      "/docs/assets/swagger-ui/swagger-ui-bundle.js",
+      "/docs/assets/operator-docs.js",
+    ]);
+    for (const script of scripts) expect(script[2]?.trim()).toBe("");
+    // No operator path, operation or document in the page itself: the script fetches the document with the token.
+    expect(page).not.toMatch(/\/admin\/(?!docs)|openapi\.json|accounts|pools/i);
+  });
+});
+
 describe("The document /docs renders", () => {
   it("describes the API in Markdown, saying it is server-side only and how to authenticate", async () => {
     const description = (await openapi()).info.description ?? "";
@@ -86,12 +119,60 @@ describe("The document /docs renders", () => {
     expect(description).toMatch(/CORS/);
   });
 
+  it("links the guides served by this deployment, not files of a repository the reader cannot reach", async () => {
+    const description = (await openapi()).info.description ?? "";
+    expect(description).toContain("](/docs/guides/examples)");
+    expect(description).toContain("](/docs/guides/errors)");
+    expect(description).not.toMatch(/repository/);
+    // Nowhere in the document a file of the repository: the reader of a deployment cannot open one.
+    expect(JSON.stringify(await openapi())).not.toMatch(/docs\/[\w-]+\.md/);
+  });
+
+  it("gives every operation code samples in curl, Python and JavaScript that read API_KEY and API_URL", async () => {
+    for (const { name, operation } of operations(await openapi())) {
+      const samples = operation["x-codeSamples"] ?? [];
+      expect(
+        samples.map((sample) => sample.label),
+        name,
+      ).toEqual(["curl", "Python", "JavaScript"]);
+      const [curl, python, javascript] = samples.map((sample) => sample.source);
+      expect(curl, name).toMatch(/^curl .*"\$API_URL\//);
+      expect(python, name).toContain('API_URL = os.environ.get("API_URL", "http://127.0.0.1:8787")');
+      expect(python, name).toContain("urllib.request");
+      expect(python, name).not.toMatch(/\brequests\b/);
+      expect(javascript, name).toContain('const API_URL = process.env.API_URL ?? "http://127.0.0.1:8787";');
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the sample is JavaScript source with a template literal
+      expect(javascript, name).toContain("await fetch(`${API_URL}/");
+      // Only the operations that take the key (not the keyless job status, hosted markdown and status) send it.
+      if (operation.security?.length !== 0) {
+        expect(curl, name).toContain('-H "X-API-Key: $API_KEY"');
+        expect(python, name).toContain('API_KEY = os.environ["API_KEY"]');
+        expect(javascript, name).toContain("const API_KEY = process.env.API_KEY;");
+      }
+    }
+  });
+
+  it("writes the sync scrape's sample from its declaration: its path, its prompt example, the key in the header", async () => {
+    const grok = (await openapi()).paths["/scrapers/grok"]?.get?.["x-codeSamples"] ?? [];
+    const [curl, python, javascript] = grok.map((sample) => sample.source);
+    expect(curl).toBe(
+      'curl -sS --fail-with-body "$API_URL/scrapers/grok?prompt=What%20are%20people%20saying%20about%20the%20new%20Falcon%20launch%3F&country=US" \\\n' +
+        '  -H "X-API-Key: $API_KEY"',
+    );
+    expect(python).toContain(
+      'query = urllib.parse.urlencode({"prompt": "What are people saying about the new Falcon launch?", "country": "US"})',
+    );
+    expect(python).toContain("timeout=330");
+    expect(javascript).toContain('headers: { "X-API-Key": API_KEY }');
+  });
+
   it("groups operations under declared tags in reading order: one per scraper (its sync and job routes) first, in the providers' order", async () => {
     const document = await openapi();
     const tags = document.tags ?? [];
     const providers = allProviders();
     expect(tags.slice(0, providers.length).map((tag) => tag.name)).toEqual(providers.map((provider) => provider.name));
-    expect(tags.map((tag) => tag.name)).toEqual(expect.arrayContaining(["Jobs", "Account", "Operator"]));
+    expect(tags.map((tag) => tag.name)).toEqual(expect.arrayContaining(["Jobs", "Batches", "Results", "Account", "Status"]));
+    expect(tags.map((tag) => tag.name)).not.toContain("Operator");
     for (const tag of tags) expect(tag.description, tag.name).toMatch(/\S/);
     const declared = new Set(tags.map((tag) => tag.name));
     for (const { name, operation } of operations(document)) {

@@ -4,6 +4,7 @@
  * - `validatorUrl: null`: Swagger UI would otherwise send the document to validator.swagger.io for a badge;
  * - `queryConfigEnabled` stays off, so a crafted link (`/docs?url=…`) cannot make the page load another document;
  * - `persistAuthorization` stays off: a key typed into Authorize lives only as long as the tab.
+ * The code samples of each operation come from code-samples.js, loaded before this file.
  */
 
 window.addEventListener("DOMContentLoaded", () => {
@@ -13,11 +14,12 @@ window.addEventListener("DOMContentLoaded", () => {
     url: "/openapi.json",
     domNode: container,
     presets: [window.SwaggerUIBundle.presets.apis],
+    plugins: typeof window.CodeSamplesPlugin === "function" ? [window.CodeSamplesPlugin] : [],
     layout: "BaseLayout",
     // Links such as /docs#/Grok/scrapeGrok open that operation.
     deepLinking: true,
     validatorUrl: null,
-    // Tags and operations in the document's own order: the scrapers first, then jobs, results, account, operator.
+    // Tags and operations in the document's own order: the scrapers first, then jobs, batches, results, account, status.
     docExpansion: "list",
     defaultModelsExpandDepth: 0,
     defaultModelExpandDepth: 2,

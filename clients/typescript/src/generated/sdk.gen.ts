@@ -571,80 +571,6 @@ export const getBatch = <ThrowOnError extends boolean = false>(
   });
 
 /**
- * Remove the account's webhook endpoint
- *
- * Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept.
- */
-export const removeAdminAccountWebhook = <ThrowOnError extends boolean = false>(
-  options: Options<RemoveAdminAccountWebhookData, ThrowOnError>,
-): RequestResult<RemoveAdminAccountWebhookResponses, RemoveAdminAccountWebhookErrors, ThrowOnError> =>
-  (options.client ?? client).delete<RemoveAdminAccountWebhookResponses, RemoveAdminAccountWebhookErrors, ThrowOnError>({
-    security: [{ scheme: "bearer", type: "http" }],
-    url: "/admin/accounts/{account_id}/webhook",
-    ...options,
-  });
-
-/**
- * Show the account's webhook endpoint and signing secret
- *
- * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md).
- */
-export const getAdminAccountWebhook = <ThrowOnError extends boolean = false>(
-  options: Options<GetAdminAccountWebhookData, ThrowOnError>,
-): RequestResult<GetAdminAccountWebhookResponses, GetAdminAccountWebhookErrors, ThrowOnError> =>
-  (options.client ?? client).get<GetAdminAccountWebhookResponses, GetAdminAccountWebhookErrors, ThrowOnError>({
-    security: [{ scheme: "bearer", type: "http" }],
-    url: "/admin/accounts/{account_id}/webhook",
-    ...options,
-  });
-
-/**
- * Set the account's webhook endpoint
- *
- * https only, on port 443 or 8443; a URL that is or resolves to a private, loopback, link-local or reserved address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept.
- */
-export const setAdminAccountWebhook = <ThrowOnError extends boolean = false>(
-  options: Options<SetAdminAccountWebhookData, ThrowOnError>,
-): RequestResult<SetAdminAccountWebhookResponses, SetAdminAccountWebhookErrors, ThrowOnError> =>
-  (options.client ?? client).put<SetAdminAccountWebhookResponses, SetAdminAccountWebhookErrors, ThrowOnError>({
-    security: [{ scheme: "bearer", type: "http" }],
-    url: "/admin/accounts/{account_id}/webhook",
-    ...options,
-    headers: {
-      "Content-Type": "application/json",
-      ...options.headers,
-    },
-  });
-
-/**
- * Replace the account's webhook signing secret
- *
- * Takes effect at once: every later delivery attempt, retries included, is signed with the new secret.
- */
-export const rotateAdminAccountWebhookSecret = <ThrowOnError extends boolean = false>(
-  options: Options<RotateAdminAccountWebhookSecretData, ThrowOnError>,
-): RequestResult<RotateAdminAccountWebhookSecretResponses, RotateAdminAccountWebhookSecretErrors, ThrowOnError> =>
-  (options.client ?? client).post<RotateAdminAccountWebhookSecretResponses, RotateAdminAccountWebhookSecretErrors, ThrowOnError>({
-    security: [{ scheme: "bearer", type: "http" }],
-    url: "/admin/accounts/{account_id}/webhook/rotate-secret",
-    ...options,
-  });
-
-/**
- * The account's latest webhook deliveries
- *
- * One entry per message (a job's final status) with its attempts, the receiver's last answer and the next retry.
- */
-export const listAdminAccountWebhookDeliveries = <ThrowOnError extends boolean = false>(
-  options: Options<ListAdminAccountWebhookDeliveriesData, ThrowOnError>,
-): RequestResult<ListAdminAccountWebhookDeliveriesResponses, ListAdminAccountWebhookDeliveriesErrors, ThrowOnError> =>
-  (options.client ?? client).get<ListAdminAccountWebhookDeliveriesResponses, ListAdminAccountWebhookDeliveriesErrors, ThrowOnError>({
-    security: [{ scheme: "bearer", type: "http" }],
-    url: "/admin/accounts/{account_id}/webhook/deliveries",
-    ...options,
-  });
-
-/**
  * Remove your account's webhook endpoint
  *
  * Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept. Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
@@ -668,7 +594,7 @@ export const removeAccountWebhook = <ThrowOnError extends boolean = false>(
 /**
  * Show your account's webhook endpoint and signing secret
  *
- * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see docs/async-jobs.md). Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
+ * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see [webhooks](/docs/guides/async-jobs#webhooks)). Needs an API key with the scope `manage` (create one in the dashboard: API keys → Create a key → Scope: manage); a `scrape` key gets 403 `insufficient_scope`.
  */
 export const getAccountWebhook = <ThrowOnError extends boolean = false>(
   options?: Options<GetAccountWebhookData, ThrowOnError>,
@@ -750,6 +676,134 @@ export const listAccountWebhookDeliveries = <ThrowOnError extends boolean = fals
       },
     ],
     url: "/account/webhook/deliveries",
+    ...options,
+  });
+
+/**
+ * Your balance and usage
+ *
+ * Credits remaining, credits used and requests per scraper in the last 30 days. Free (no credits charged); counts towards the key's rate limit.
+ */
+export const getAccount = <ThrowOnError extends boolean = false>(
+  options?: Options<GetAccountData, ThrowOnError>,
+): RequestResult<GetAccountResponses, GetAccountErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
+    security: [
+      { name: "X-API-Key", type: "apiKey" },
+      {
+        in: "query",
+        name: "api_key",
+        type: "apiKey",
+      },
+    ],
+    url: "/account",
+    ...options,
+  });
+
+/**
+ * Hosted markdown of a response
+ *
+ * The `markdown_url` of a response or done job, for 24 hours. A synchronous answer is sent before its document is written; a request that comes first waits for it (up to 1 s) instead of answering 404.
+ */
+export const getHostedMarkdown = <ThrowOnError extends boolean = false>(
+  options: Options<GetHostedMarkdownData, ThrowOnError>,
+): RequestResult<GetHostedMarkdownResponses, GetHostedMarkdownErrors, ThrowOnError> =>
+  (options.client ?? client).get<GetHostedMarkdownResponses, GetHostedMarkdownErrors, ThrowOnError>({ url: "/md/{file}", ...options });
+
+/**
+ * Service status (HTML page, or JSON with Accept: application/json)
+ *
+ * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old.
+ */
+export const getServiceStatus = <ThrowOnError extends boolean = false>(
+  options?: Options<GetServiceStatusData, ThrowOnError>,
+): RequestResult<GetServiceStatusResponses, GetServiceStatusErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetServiceStatusResponses, GetServiceStatusErrors, ThrowOnError>({ url: "/status", ...options });
+
+/**
+ * Service status as JSON
+ *
+ * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old.
+ */
+export const getServiceStatusJson = <ThrowOnError extends boolean = false>(
+  options?: Options<GetServiceStatusJsonData, ThrowOnError>,
+): RequestResult<GetServiceStatusJsonResponses, GetServiceStatusJsonErrors, ThrowOnError> =>
+  (options?.client ?? client).get<GetServiceStatusJsonResponses, GetServiceStatusJsonErrors, ThrowOnError>({
+    url: "/status.json",
+    ...options,
+  });
+
+/**
+ * Remove the account's webhook endpoint
+ *
+ * Jobs that end from now on are not delivered (except to a batch's own `webhook_url`). The secret is kept.
+ */
+export const removeAdminAccountWebhook = <ThrowOnError extends boolean = false>(
+  options: Options<RemoveAdminAccountWebhookData, ThrowOnError>,
+): RequestResult<RemoveAdminAccountWebhookResponses, RemoveAdminAccountWebhookErrors, ThrowOnError> =>
+  (options.client ?? client).delete<RemoveAdminAccountWebhookResponses, RemoveAdminAccountWebhookErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/accounts/{account_id}/webhook",
+    ...options,
+  });
+
+/**
+ * Show the account's webhook endpoint and signing secret
+ *
+ * Creates the signing secret on first use. Every job's final status is sent to `url` when it ends (see [webhooks](/docs/guides/async-jobs#webhooks)).
+ */
+export const getAdminAccountWebhook = <ThrowOnError extends boolean = false>(
+  options: Options<GetAdminAccountWebhookData, ThrowOnError>,
+): RequestResult<GetAdminAccountWebhookResponses, GetAdminAccountWebhookErrors, ThrowOnError> =>
+  (options.client ?? client).get<GetAdminAccountWebhookResponses, GetAdminAccountWebhookErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/accounts/{account_id}/webhook",
+    ...options,
+  });
+
+/**
+ * Set the account's webhook endpoint
+ *
+ * https only, on port 443 or 8443; a URL that is or resolves to a private, loopback, link-local or reserved address is refused. Applies to jobs that end from now on (a batch's own `webhook_url` takes precedence). The signing secret is kept.
+ */
+export const setAdminAccountWebhook = <ThrowOnError extends boolean = false>(
+  options: Options<SetAdminAccountWebhookData, ThrowOnError>,
+): RequestResult<SetAdminAccountWebhookResponses, SetAdminAccountWebhookErrors, ThrowOnError> =>
+  (options.client ?? client).put<SetAdminAccountWebhookResponses, SetAdminAccountWebhookErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/accounts/{account_id}/webhook",
+    ...options,
+    headers: {
+      "Content-Type": "application/json",
+      ...options.headers,
+    },
+  });
+
+/**
+ * Replace the account's webhook signing secret
+ *
+ * Takes effect at once: every later delivery attempt, retries included, is signed with the new secret.
+ */
+export const rotateAdminAccountWebhookSecret = <ThrowOnError extends boolean = false>(
+  options: Options<RotateAdminAccountWebhookSecretData, ThrowOnError>,
+): RequestResult<RotateAdminAccountWebhookSecretResponses, RotateAdminAccountWebhookSecretErrors, ThrowOnError> =>
+  (options.client ?? client).post<RotateAdminAccountWebhookSecretResponses, RotateAdminAccountWebhookSecretErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/accounts/{account_id}/webhook/rotate-secret",
+    ...options,
+  });
+
+/**
+ * The account's latest webhook deliveries
+ *
+ * One entry per message (a job's final status) with its attempts, the receiver's last answer and the next retry.
+ */
+export const listAdminAccountWebhookDeliveries = <ThrowOnError extends boolean = false>(
+  options: Options<ListAdminAccountWebhookDeliveriesData, ThrowOnError>,
+): RequestResult<ListAdminAccountWebhookDeliveriesResponses, ListAdminAccountWebhookDeliveriesErrors, ThrowOnError> =>
+  (options.client ?? client).get<ListAdminAccountWebhookDeliveriesResponses, ListAdminAccountWebhookDeliveriesErrors, ThrowOnError>({
+    security: [{ scheme: "bearer", type: "http" }],
+    url: "/admin/accounts/{account_id}/webhook/deliveries",
     ...options,
   });
 
@@ -1090,59 +1144,5 @@ export const deleteAdminAccountSessions = <ThrowOnError extends boolean = false>
   (options.client ?? client).delete<DeleteAdminAccountSessionsResponses, DeleteAdminAccountSessionsErrors, ThrowOnError>({
     security: [{ scheme: "bearer", type: "http" }],
     url: "/admin/accounts/{account_id}/sessions",
-    ...options,
-  });
-
-/**
- * Your balance and usage
- *
- * Credits remaining, credits used and requests per scraper in the last 30 days. Free (no credits charged); counts towards the key's rate limit.
- */
-export const getAccount = <ThrowOnError extends boolean = false>(
-  options?: Options<GetAccountData, ThrowOnError>,
-): RequestResult<GetAccountResponses, GetAccountErrors, ThrowOnError> =>
-  (options?.client ?? client).get<GetAccountResponses, GetAccountErrors, ThrowOnError>({
-    security: [
-      { name: "X-API-Key", type: "apiKey" },
-      {
-        in: "query",
-        name: "api_key",
-        type: "apiKey",
-      },
-    ],
-    url: "/account",
-    ...options,
-  });
-
-/**
- * Hosted markdown of a response
- *
- * The `markdown_url` of a response or done job, for 24 hours. A synchronous answer is sent before its document is written; a request that comes first waits for it (up to 1 s) instead of answering 404.
- */
-export const getHostedMarkdown = <ThrowOnError extends boolean = false>(
-  options: Options<GetHostedMarkdownData, ThrowOnError>,
-): RequestResult<GetHostedMarkdownResponses, GetHostedMarkdownErrors, ThrowOnError> =>
-  (options.client ?? client).get<GetHostedMarkdownResponses, GetHostedMarkdownErrors, ThrowOnError>({ url: "/md/{file}", ...options });
-
-/**
- * Service status (HTML page, or JSON with Accept: application/json)
- *
- * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old. Thresholds: docs/status.md.
- */
-export const getServiceStatus = <ThrowOnError extends boolean = false>(
-  options?: Options<GetServiceStatusData, ThrowOnError>,
-): RequestResult<GetServiceStatusResponses, GetServiceStatusErrors, ThrowOnError> =>
-  (options?.client ?? client).get<GetServiceStatusResponses, GetServiceStatusErrors, ThrowOnError>({ url: "/status", ...options });
-
-/**
- * Service status as JSON
- *
- * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old. Thresholds: docs/status.md.
- */
-export const getServiceStatusJson = <ThrowOnError extends boolean = false>(
-  options?: Options<GetServiceStatusJsonData, ThrowOnError>,
-): RequestResult<GetServiceStatusJsonResponses, GetServiceStatusJsonErrors, ThrowOnError> =>
-  (options?.client ?? client).get<GetServiceStatusJsonResponses, GetServiceStatusJsonErrors, ThrowOnError>({
-    url: "/status.json",
     ...options,
   });

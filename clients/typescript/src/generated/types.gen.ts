@@ -66,7 +66,7 @@ export type ChatgptResponse = {
 export type Error = {
   detail: string;
   /**
-   * Stable machine-readable error code (docs/errors.md): branch on this, not on the wording of `detail`
+   * Stable machine-readable error code (every one: /docs/guides/errors): branch on this, not on the wording of `detail`
    */
   code:
     | "invalid_parameter"
@@ -106,7 +106,7 @@ export type Error = {
     | "not_configured"
     | "browser_unreachable";
   /**
-   * Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, else generated. Quote it when asking support about this error (docs/errors.md)
+   * Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, else generated. Quote it when asking support about this error
    */
   request_id: string;
 };
@@ -641,6 +641,106 @@ export type WebhookDelivery = {
   created_at: string;
   delivered_at: string | null;
 };
+
+export type AccountStatus = {
+  account_id: string;
+  name: string;
+  credits_remaining: number;
+  credits_used_last_30_days: number;
+  /**
+   * Charged requests (refunded ones excluded)
+   */
+  requests_last_30_days: number;
+  /**
+   * The last 30 days, per scraper, most used first
+   */
+  usage_by_scraper: Array<{
+    scraper: string;
+    requests: number;
+    credits: number;
+  }>;
+  /**
+   * Start of the 30-day window
+   */
+  period_start: string;
+  /**
+   * The key this request was made with
+   */
+  key: {
+    key_id: string;
+    name: string;
+    /**
+     * `scrape`: scrapes, jobs, batches, this route and MCP; `manage`: also the webhook settings (`/account/webhook…`)
+     */
+    scope: "scrape" | "manage";
+  };
+};
+
+export type ServiceStatus = {
+  /**
+   * up: every provider has data and is up; partial: none degraded or down, but some without data in the last hour; down: every provider with data is down; degraded: anything between; unknown: no provider has data in the last hour
+   */
+  status: "up" | "partial" | "degraded" | "down" | "unknown";
+  generated_at: string;
+  /**
+   * The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure cover only the time since. null when none is on record (a new deployment): no provider has data yet
+   */
+  history_since: string | null;
+  providers: Array<ProviderStatus>;
+};
+
+export type ProviderStatus = {
+  provider: string;
+  name: string;
+  /**
+   * up, degraded, down, or unknown (no scrape in the last hour)
+   */
+  status: "up" | "degraded" | "down" | "unknown";
+  canaries: StatusSourceFigures;
+  traffic: StatusSourceFigures & unknown;
+  last_canary_at: string | null;
+  last_failure: StatusLastFailure;
+};
+
+/**
+ * The scheduled canary scrapes
+ */
+export type StatusSourceFigures = {
+  last_hour: StatusWindowFigures;
+  last_day: StatusWindowFigures;
+};
+
+export type StatusWindowFigures = {
+  /**
+   * Scrapes that reached the provider in the window
+   */
+  scrapes: number;
+  succeeded: number;
+  /**
+   * succeeded / scrapes (0 to 1); null without scrapes
+   */
+  success_rate: number | null;
+  /**
+   * Median latency of the successful scrapes (ms); null without any
+   */
+  p50_ms: number | null;
+  /**
+   * 95th percentile latency of the successful scrapes (ms)
+   */
+  p95_ms: number | null;
+};
+
+/**
+ * The latest failed scrape on record (since history_since, at most 8 days); null if none
+ */
+export type StatusLastFailure = {
+  /**
+   * drift (page layout changed), challenge, login_wall, timeout or other
+   */
+  reason: "drift" | "challenge" | "login_wall" | "timeout" | "other";
+  source: "canary" | "traffic";
+  at: string;
+} | null;
 
 export type BrowserBudget = {
   /**
@@ -1189,106 +1289,6 @@ export type CreateLoginLink = {
    */
   ttl_minutes?: number;
 };
-
-export type AccountStatus = {
-  account_id: string;
-  name: string;
-  credits_remaining: number;
-  credits_used_last_30_days: number;
-  /**
-   * Charged requests (refunded ones excluded)
-   */
-  requests_last_30_days: number;
-  /**
-   * The last 30 days, per scraper, most used first
-   */
-  usage_by_scraper: Array<{
-    scraper: string;
-    requests: number;
-    credits: number;
-  }>;
-  /**
-   * Start of the 30-day window
-   */
-  period_start: string;
-  /**
-   * The key this request was made with
-   */
-  key: {
-    key_id: string;
-    name: string;
-    /**
-     * `scrape`: scrapes, jobs, batches, this route and MCP; `manage`: also the webhook settings (`/account/webhook…`)
-     */
-    scope: "scrape" | "manage";
-  };
-};
-
-export type ServiceStatus = {
-  /**
-   * up: every provider has data and is up; partial: none degraded or down, but some without data in the last hour; down: every provider with data is down; degraded: anything between; unknown: no provider has data in the last hour
-   */
-  status: "up" | "partial" | "degraded" | "down" | "unknown";
-  generated_at: string;
-  /**
-   * The oldest scrape outcome on record, of any provider (outcomes are kept 8 days): the figures and last_failure cover only the time since. null when none is on record (a new deployment): no provider has data yet
-   */
-  history_since: string | null;
-  providers: Array<ProviderStatus>;
-};
-
-export type ProviderStatus = {
-  provider: string;
-  name: string;
-  /**
-   * up, degraded, down, or unknown (no scrape in the last hour)
-   */
-  status: "up" | "degraded" | "down" | "unknown";
-  canaries: StatusSourceFigures;
-  traffic: StatusSourceFigures & unknown;
-  last_canary_at: string | null;
-  last_failure: StatusLastFailure;
-};
-
-/**
- * The scheduled canary scrapes
- */
-export type StatusSourceFigures = {
-  last_hour: StatusWindowFigures;
-  last_day: StatusWindowFigures;
-};
-
-export type StatusWindowFigures = {
-  /**
-   * Scrapes that reached the provider in the window
-   */
-  scrapes: number;
-  succeeded: number;
-  /**
-   * succeeded / scrapes (0 to 1); null without scrapes
-   */
-  success_rate: number | null;
-  /**
-   * Median latency of the successful scrapes (ms); null without any
-   */
-  p50_ms: number | null;
-  /**
-   * 95th percentile latency of the successful scrapes (ms)
-   */
-  p95_ms: number | null;
-};
-
-/**
- * The latest failed scrape on record (since history_since, at most 8 days); null if none
- */
-export type StatusLastFailure = {
-  /**
-   * drift (page layout changed), challenge, login_wall, timeout or other
-   */
-  reason: "drift" | "challenge" | "login_wall" | "timeout" | "other";
-  source: "canary" | "traffic";
-  at: string;
-} | null;
 
 export type ScrapeChatgptData = {
   body?: never;
@@ -2459,6 +2459,9 @@ export type SubmitAmazonRufusJobResponse = SubmitAmazonRufusJobResponses[keyof S
 export type GetJobData = {
   body?: never;
   path: {
+    /**
+     * The `job_id` the submission answered
+     */
     job_id: string;
   };
   query?: never;
@@ -2612,6 +2615,9 @@ export type SubmitBatchResponse = SubmitBatchResponses[keyof SubmitBatchResponse
 export type GetBatchData = {
   body?: never;
   path: {
+    /**
+     * The `batch_id` the submission answered
+     */
     batch_id: string;
   };
   query?: {
@@ -2652,182 +2658,6 @@ export type GetBatchResponses = {
 };
 
 export type GetBatchResponse = GetBatchResponses[keyof GetBatchResponses];
-
-export type RemoveAdminAccountWebhookData = {
-  body?: never;
-  path: {
-    account_id: string;
-  };
-  query?: never;
-  url: "/admin/accounts/{account_id}/webhook";
-};
-
-export type RemoveAdminAccountWebhookErrors = {
-  /**
-   * Missing or invalid admin token
-   */
-  401: Error;
-  /**
-   * No account with this id
-   */
-  404: Error;
-};
-
-export type RemoveAdminAccountWebhookError = RemoveAdminAccountWebhookErrors[keyof RemoveAdminAccountWebhookErrors];
-
-export type RemoveAdminAccountWebhookResponses = {
-  /**
-   * The webhook settings
-   */
-  200: WebhookEndpoint;
-};
-
-export type RemoveAdminAccountWebhookResponse = RemoveAdminAccountWebhookResponses[keyof RemoveAdminAccountWebhookResponses];
-
-export type GetAdminAccountWebhookData = {
-  body?: never;
-  path: {
-    account_id: string;
-  };
-  query?: never;
-  url: "/admin/accounts/{account_id}/webhook";
-};
-
-export type GetAdminAccountWebhookErrors = {
-  /**
-   * Missing or invalid admin token
-   */
-  401: Error;
-  /**
-   * No account with this id
-   */
-  404: Error;
-};
-
-export type GetAdminAccountWebhookError = GetAdminAccountWebhookErrors[keyof GetAdminAccountWebhookErrors];
-
-export type GetAdminAccountWebhookResponses = {
-  /**
-   * The webhook settings
-   */
-  200: WebhookEndpoint;
-};
-
-export type GetAdminAccountWebhookResponse = GetAdminAccountWebhookResponses[keyof GetAdminAccountWebhookResponses];
-
-export type SetAdminAccountWebhookData = {
-  body: SetWebhookUrl;
-  path: {
-    account_id: string;
-  };
-  query?: never;
-  url: "/admin/accounts/{account_id}/webhook";
-};
-
-export type SetAdminAccountWebhookErrors = {
-  /**
-   * Invalid or refused URL
-   */
-  400: Error;
-  /**
-   * Missing or invalid admin token
-   */
-  401: Error;
-  /**
-   * No account with this id
-   */
-  404: Error;
-};
-
-export type SetAdminAccountWebhookError = SetAdminAccountWebhookErrors[keyof SetAdminAccountWebhookErrors];
-
-export type SetAdminAccountWebhookResponses = {
-  /**
-   * The webhook settings
-   */
-  200: WebhookEndpoint;
-};
-
-export type SetAdminAccountWebhookResponse = SetAdminAccountWebhookResponses[keyof SetAdminAccountWebhookResponses];
-
-export type RotateAdminAccountWebhookSecretData = {
-  body?: never;
-  path: {
-    account_id: string;
-  };
-  query?: never;
-  url: "/admin/accounts/{account_id}/webhook/rotate-secret";
-};
-
-export type RotateAdminAccountWebhookSecretErrors = {
-  /**
-   * Missing or invalid admin token
-   */
-  401: Error;
-  /**
-   * No account with this id
-   */
-  404: Error;
-};
-
-export type RotateAdminAccountWebhookSecretError = RotateAdminAccountWebhookSecretErrors[keyof RotateAdminAccountWebhookSecretErrors];
-
-export type RotateAdminAccountWebhookSecretResponses = {
-  /**
-   * The webhook settings
-   */
-  200: WebhookEndpoint;
-};
-
-export type RotateAdminAccountWebhookSecretResponse =
-  RotateAdminAccountWebhookSecretResponses[keyof RotateAdminAccountWebhookSecretResponses];
-
-export type ListAdminAccountWebhookDeliveriesData = {
-  body?: never;
-  path: {
-    account_id: string;
-  };
-  query?: {
-    /**
-     * Deliveries to return, newest first
-     */
-    limit?: number;
-    /**
-     * Key holders: alternative to the X-API-Key header
-     */
-    api_key?: string;
-  };
-  url: "/admin/accounts/{account_id}/webhook/deliveries";
-};
-
-export type ListAdminAccountWebhookDeliveriesErrors = {
-  /**
-   * Invalid limit
-   */
-  400: Error;
-  /**
-   * Missing or invalid admin token
-   */
-  401: Error;
-  /**
-   * No account with this id
-   */
-  404: Error;
-};
-
-export type ListAdminAccountWebhookDeliveriesError = ListAdminAccountWebhookDeliveriesErrors[keyof ListAdminAccountWebhookDeliveriesErrors];
-
-export type ListAdminAccountWebhookDeliveriesResponses = {
-  /**
-   * Latest deliveries, newest first (kept 7 days)
-   */
-  200: {
-    deliveries: Array<WebhookDelivery>;
-  };
-};
-
-export type ListAdminAccountWebhookDeliveriesResponse =
-  ListAdminAccountWebhookDeliveriesResponses[keyof ListAdminAccountWebhookDeliveriesResponses];
 
 export type RemoveAccountWebhookData = {
   body?: never;
@@ -3052,6 +2882,297 @@ export type ListAccountWebhookDeliveriesResponses = {
 };
 
 export type ListAccountWebhookDeliveriesResponse = ListAccountWebhookDeliveriesResponses[keyof ListAccountWebhookDeliveriesResponses];
+
+export type GetAccountData = {
+  body?: never;
+  path?: never;
+  query?: {
+    /**
+     * Alternative to the X-API-Key header
+     */
+    api_key?: string;
+  };
+  url: "/account";
+};
+
+export type GetAccountErrors = {
+  /**
+   * API key missing, invalid or revoked
+   */
+  401: Error;
+  /**
+   * Per-key rate limit (see Retry-After)
+   */
+  429: Error;
+  /**
+   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
+   */
+  503: Error;
+};
+
+export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
+
+export type GetAccountResponses = {
+  /**
+   * The account
+   */
+  200: AccountStatus;
+};
+
+export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
+
+export type GetHostedMarkdownData = {
+  body?: never;
+  path: {
+    file: string;
+  };
+  query?: never;
+  url: "/md/{file}";
+};
+
+export type GetHostedMarkdownErrors = {
+  /**
+   * Unknown or expired (older than 24 hours)
+   */
+  404: Error;
+};
+
+export type GetHostedMarkdownError = GetHostedMarkdownErrors[keyof GetHostedMarkdownErrors];
+
+export type GetHostedMarkdownResponses = {
+  /**
+   * The reply as markdown
+   */
+  200: string;
+};
+
+export type GetHostedMarkdownResponse = GetHostedMarkdownResponses[keyof GetHostedMarkdownResponses];
+
+export type GetServiceStatusData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: "/status";
+};
+
+export type GetServiceStatusErrors = {
+  /**
+   * The Accept header allows neither text/html nor application/json
+   */
+  406: Error;
+};
+
+export type GetServiceStatusError = GetServiceStatusErrors[keyof GetServiceStatusErrors];
+
+export type GetServiceStatusResponses = {
+  /**
+   * The status page, or the status document when the request accepts application/json
+   */
+  200: ServiceStatus;
+};
+
+export type GetServiceStatusResponse = GetServiceStatusResponses[keyof GetServiceStatusResponses];
+
+export type GetServiceStatusJsonData = {
+  body?: never;
+  path?: never;
+  query?: never;
+  url: "/status.json";
+};
+
+export type GetServiceStatusJsonErrors = {
+  /**
+   * The Accept header does not allow application/json
+   */
+  406: Error;
+};
+
+export type GetServiceStatusJsonError = GetServiceStatusJsonErrors[keyof GetServiceStatusJsonErrors];
+
+export type GetServiceStatusJsonResponses = {
+  /**
+   * The status document
+   */
+  200: ServiceStatus;
+};
+
+export type GetServiceStatusJsonResponse = GetServiceStatusJsonResponses[keyof GetServiceStatusJsonResponses];
+
+export type RemoveAdminAccountWebhookData = {
+  body?: never;
+  path: {
+    account_id: string;
+  };
+  query?: never;
+  url: "/admin/accounts/{account_id}/webhook";
+};
+
+export type RemoveAdminAccountWebhookErrors = {
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+  /**
+   * No account with this id
+   */
+  404: Error;
+};
+
+export type RemoveAdminAccountWebhookError = RemoveAdminAccountWebhookErrors[keyof RemoveAdminAccountWebhookErrors];
+
+export type RemoveAdminAccountWebhookResponses = {
+  /**
+   * The webhook settings
+   */
+  200: WebhookEndpoint;
+};
+
+export type RemoveAdminAccountWebhookResponse = RemoveAdminAccountWebhookResponses[keyof RemoveAdminAccountWebhookResponses];
+
+export type GetAdminAccountWebhookData = {
+  body?: never;
+  path: {
+    account_id: string;
+  };
+  query?: never;
+  url: "/admin/accounts/{account_id}/webhook";
+};
+
+export type GetAdminAccountWebhookErrors = {
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+  /**
+   * No account with this id
+   */
+  404: Error;
+};
+
+export type GetAdminAccountWebhookError = GetAdminAccountWebhookErrors[keyof GetAdminAccountWebhookErrors];
+
+export type GetAdminAccountWebhookResponses = {
+  /**
+   * The webhook settings
+   */
+  200: WebhookEndpoint;
+};
+
+export type GetAdminAccountWebhookResponse = GetAdminAccountWebhookResponses[keyof GetAdminAccountWebhookResponses];
+
+export type SetAdminAccountWebhookData = {
+  body: SetWebhookUrl;
+  path: {
+    account_id: string;
+  };
+  query?: never;
+  url: "/admin/accounts/{account_id}/webhook";
+};
+
+export type SetAdminAccountWebhookErrors = {
+  /**
+   * Invalid or refused URL
+   */
+  400: Error;
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+  /**
+   * No account with this id
+   */
+  404: Error;
+};
+
+export type SetAdminAccountWebhookError = SetAdminAccountWebhookErrors[keyof SetAdminAccountWebhookErrors];
+
+export type SetAdminAccountWebhookResponses = {
+  /**
+   * The webhook settings
+   */
+  200: WebhookEndpoint;
+};
+
+export type SetAdminAccountWebhookResponse = SetAdminAccountWebhookResponses[keyof SetAdminAccountWebhookResponses];
+
+export type RotateAdminAccountWebhookSecretData = {
+  body?: never;
+  path: {
+    account_id: string;
+  };
+  query?: never;
+  url: "/admin/accounts/{account_id}/webhook/rotate-secret";
+};
+
+export type RotateAdminAccountWebhookSecretErrors = {
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+  /**
+   * No account with this id
+   */
+  404: Error;
+};
+
+export type RotateAdminAccountWebhookSecretError = RotateAdminAccountWebhookSecretErrors[keyof RotateAdminAccountWebhookSecretErrors];
+
+export type RotateAdminAccountWebhookSecretResponses = {
+  /**
+   * The webhook settings
+   */
+  200: WebhookEndpoint;
+};
+
+export type RotateAdminAccountWebhookSecretResponse =
+  RotateAdminAccountWebhookSecretResponses[keyof RotateAdminAccountWebhookSecretResponses];
+
+export type ListAdminAccountWebhookDeliveriesData = {
+  body?: never;
+  path: {
+    account_id: string;
+  };
+  query?: {
+    /**
+     * Deliveries to return, newest first
+     */
+    limit?: number;
+    /**
+     * Key holders: alternative to the X-API-Key header
+     */
+    api_key?: string;
+  };
+  url: "/admin/accounts/{account_id}/webhook/deliveries";
+};
+
+export type ListAdminAccountWebhookDeliveriesErrors = {
+  /**
+   * Invalid limit
+   */
+  400: Error;
+  /**
+   * Missing or invalid admin token
+   */
+  401: Error;
+  /**
+   * No account with this id
+   */
+  404: Error;
+};
+
+export type ListAdminAccountWebhookDeliveriesError = ListAdminAccountWebhookDeliveriesErrors[keyof ListAdminAccountWebhookDeliveriesErrors];
+
+export type ListAdminAccountWebhookDeliveriesResponses = {
+  /**
+   * Latest deliveries, newest first (kept 7 days)
+   */
+  200: {
+    deliveries: Array<WebhookDelivery>;
+  };
+};
+
+export type ListAdminAccountWebhookDeliveriesResponse =
+  ListAdminAccountWebhookDeliveriesResponses[keyof ListAdminAccountWebhookDeliveriesResponses];
 
 export type CreateAdminPoolsPreparedPagesDiscardData = {
   body?: never;
@@ -3820,118 +3941,3 @@ export type DeleteAdminAccountSessionsResponses = {
 };
 
 export type DeleteAdminAccountSessionsResponse = DeleteAdminAccountSessionsResponses[keyof DeleteAdminAccountSessionsResponses];
-
-export type GetAccountData = {
-  body?: never;
-  path?: never;
-  query?: {
-    /**
-     * Alternative to the X-API-Key header
-     */
-    api_key?: string;
-  };
-  url: "/account";
-};
-
-export type GetAccountErrors = {
-  /**
-   * API key missing, invalid or revoked
-   */
-  401: Error;
-  /**
-   * Per-key rate limit (see Retry-After)
-   */
-  429: Error;
-  /**
-   * The service could not reach its rate limiter, so it admits no new request (`capacity_unavailable`); retry after Retry-After
-   */
-  503: Error;
-};
-
-export type GetAccountError = GetAccountErrors[keyof GetAccountErrors];
-
-export type GetAccountResponses = {
-  /**
-   * The account
-   */
-  200: AccountStatus;
-};
-
-export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
-
-export type GetHostedMarkdownData = {
-  body?: never;
-  path: {
-    file: string;
-  };
-  query?: never;
-  url: "/md/{file}";
-};
-
-export type GetHostedMarkdownErrors = {
-  /**
-   * Unknown or expired (older than 24 hours)
-   */
-  404: Error;
-};
-
-export type GetHostedMarkdownError = GetHostedMarkdownErrors[keyof GetHostedMarkdownErrors];
-
-export type GetHostedMarkdownResponses = {
-  /**
-   * The reply as markdown
-   */
-  200: string;
-};
-
-export type GetHostedMarkdownResponse = GetHostedMarkdownResponses[keyof GetHostedMarkdownResponses];
-
-export type GetServiceStatusData = {
-  body?: never;
-  path?: never;
-  query?: never;
-  url: "/status";
-};
-
-export type GetServiceStatusErrors = {
-  /**
-   * The Accept header allows neither text/html nor application/json
-   */
-  406: Error;
-};
-
-export type GetServiceStatusError = GetServiceStatusErrors[keyof GetServiceStatusErrors];
-
-export type GetServiceStatusResponses = {
-  /**
-   * The status page, or the status document when the request accepts application/json
-   */
-  200: ServiceStatus;
-};
-
-export type GetServiceStatusResponse = GetServiceStatusResponses[keyof GetServiceStatusResponses];
-
-export type GetServiceStatusJsonData = {
-  body?: never;
-  path?: never;
-  query?: never;
-  url: "/status.json";
-};
-
-export type GetServiceStatusJsonErrors = {
-  /**
-   * The Accept header does not allow application/json
-   */
-  406: Error;
-};
-
-export type GetServiceStatusJsonError = GetServiceStatusJsonErrors[keyof GetServiceStatusJsonErrors];
-
-export type GetServiceStatusJsonResponses = {
-  /**
-   * The status document
-   */
-  200: ServiceStatus;
-};
-
-export type GetServiceStatusJsonResponse = GetServiceStatusJsonResponses[keyof GetServiceStatusJsonResponses];
