@@ -14,6 +14,7 @@ import { registerAdminPoolRoutes } from "./http/admin-pools";
 import { registerAdminProviderAccountRoutes } from "./http/admin-provider-accounts";
 import { registerAdminProviderRoutes } from "./http/admin-providers";
 import { registerBatchRoutes } from "./http/batches";
+import { allowedMethodsOf } from "./http/allowed-methods";
 import { registerPreflightRefusal } from "./http/cors";
 import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
@@ -52,12 +53,13 @@ export function createApp(): OpenAPIHono<AppEnv> {
   });
 
   app.use("*", strictTransportSecurity);
-  registerPreflightRefusal(app);
+  const allowedMethods = allowedMethodsOf(app);
+  registerPreflightRefusal(app, allowedMethods);
   registerScraperRoutes(app);
   registerJobRoutes(app);
   registerBatchRoutes(app);
   registerWebhookRoutes(app);
-  registerUnknownScraperRoutes(app);
+  registerUnknownScraperRoutes(app, allowedMethods);
   registerAdminPoolRoutes(app);
   registerAdminLimitRoutes(app);
   registerAdminProviderRoutes(app);
@@ -73,7 +75,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerSecurityTxtRoute(app);
   registerMcpRoutes(app);
 
-  app.notFound(() => {
+  app.notFound((c) => {
+    // A documented path asked with a method it does not take is a 405 naming the ones it does, as on every path.
+    const allow = allowedMethods(c.req.path, new URL(c.req.url).origin);
+    if (allow !== null) throw new MethodNotAllowedError(allow);
     throw new NotFoundError("Not found. See /docs for the API reference.");
   });
 

@@ -160,12 +160,17 @@ export class NotFoundError extends ServiceError {
   }
 }
 
+/** `["GET", "PUT", "HEAD"]` → "GET, PUT or HEAD". */
+function inWords(methods: readonly string[]): string {
+  return methods.length < 2 ? methods.join("") : `${methods.slice(0, -1).join(", ")} or ${methods.at(-1)}`;
+}
+
 /** 405: the path exists, the method does not; `allow` lists the methods it takes (sent as `Allow`). */
 export class MethodNotAllowedError extends ServiceError {
   readonly allow: readonly string[];
 
   constructor(allow: readonly string[]) {
-    super(405, `Method not allowed here. Use ${allow.join(" or ")}.`, { code: "method_not_allowed" });
+    super(405, `Method not allowed here. Use ${inWords(allow)}.`, { code: "method_not_allowed" });
     this.allow = allow;
   }
 }

@@ -11,6 +11,8 @@ import { scrapeSynchronously } from "../pipeline/sync-scrape";
 import { JobSubmittedSchema } from "../schemas/responses";
 import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
+import type { Context } from "hono";
+import type { AllowedMethods } from "./allowed-methods";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl, requestOrigin } from "./request-context";
 import { apiKeyAuth } from "./api-key-auth";
@@ -119,16 +121,15 @@ export function registerScraperRoutes(app: OpenAPIHono<AppEnv>): void {
  * Registered after every real route: a known scraper with another method is 405 with `Allow`; every other
  * `/scrapers/...` path names an unknown scraper (404 listing the valid ids).
  */
-export function registerUnknownScraperRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.all("/scrapers/:scraper/jobs", (c) => {
-    if (isScraperId(c.req.param("scraper"))) throw new MethodNotAllowedError(["POST"]);
+export function registerUnknownScraperRoutes(app: OpenAPIHono<AppEnv>, allowedMethods: AllowedMethods): void {
+  const refuse = (c: Context<AppEnv>): never => {
+    const allow = isScraperId(c.req.param("scraper") ?? "") ? allowedMethods(c.req.path, new URL(c.req.url).origin) : null;
+    if (allow !== null) throw new MethodNotAllowedError(allow);
     throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);
-  });
+  };
+  app.all("/scrapers/:scraper/jobs", refuse);
   // before the wildcard: Hono's `/scrapers/:scraper/*` also matches `/scrapers/grok` itself
-  app.all("/scrapers/:scraper", (c) => {
-    if (isScraperId(c.req.param("scraper"))) throw new MethodNotAllowedError(["GET"]);
-    throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);
-  });
+  app.all("/scrapers/:scraper", refuse);
   app.all("/scrapers/:scraper/*", () => {
     throw new NotFoundError(UNKNOWN_SCRAPER_DETAIL);
   });

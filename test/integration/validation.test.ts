@@ -201,16 +201,35 @@ describe("routing", () => {
   });
 
   it("a known scraper with the wrong method → 405 with Allow, never 'unknown scraper'", async () => {
-    for (const [method, path, allow] of [
-      ["POST", "/scrapers/grok?prompt=hi", "GET"],
-      ["DELETE", "/scrapers/chatgpt", "GET"],
-      ["GET", "/scrapers/grok/jobs?prompt=hi", "POST"],
-      ["PUT", "/scrapers/amazon_rufus/jobs", "POST"],
+    for (const [method, path, allow, inWords] of [
+      ["POST", "/scrapers/grok?prompt=hi", "GET, HEAD", "GET or HEAD"],
+      ["DELETE", "/scrapers/chatgpt", "GET, HEAD", "GET or HEAD"],
+      ["GET", "/scrapers/grok/jobs?prompt=hi", "POST", "POST"],
+      ["PUT", "/scrapers/amazon_rufus/jobs", "POST", "POST"],
     ] as const) {
       const response = await api(path, { method });
       expect(response.status, `${method} ${path}`).toBe(405);
       expect(response.headers.get("Allow")).toBe(allow);
-      expect(((await response.json()) as { detail: string }).detail).toBe(`Method not allowed here. Use ${allow}.`);
+      expect(((await response.json()) as { detail: string }).detail).toBe(`Method not allowed here. Use ${inWords}.`);
+    }
+  });
+
+  it("a documented path names the same Allow whatever method is refused, the preflight included", async () => {
+    const cases: Array<[string, string[], string]> = [
+      ["/scrapers/grok", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"], "GET, HEAD"],
+      ["/scrapers/perplexity/jobs", ["GET", "PUT", "DELETE", "OPTIONS"], "POST"],
+      ["/jobs/3f2c8a1e-5b7d-4c9a-8e6f-1a2b3c4d5e6f", ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"], "GET, HEAD"],
+      ["/jobs", ["POST", "DELETE", "OPTIONS"], "GET, HEAD"],
+      ["/batches", ["GET", "DELETE", "OPTIONS"], "POST"],
+      ["/account/webhook", ["POST", "PATCH", "OPTIONS"], "GET, PUT, DELETE, HEAD"],
+    ];
+    for (const [path, methods, allow] of cases) {
+      for (const method of methods) {
+        const response = await api(path, { method });
+        expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.headers.get("Allow"), `${method} ${path}`).toBe(allow);
+        expect(((await response.json()) as { code: string }).code, `${method} ${path}`).toBe("method_not_allowed");
+      }
     }
   });
 
