@@ -12,7 +12,6 @@ import { JobSubmittedSchema } from "../schemas/responses";
 import { type AnyProvider, allProviders, isScraperId, querySchemaOf, responseSchemaOf, SCRAPER_IDS } from "../scrapers/registry";
 import type { AppEnv } from "./app-env";
 import type { Context } from "hono";
-import type { AllowedMethods } from "./allowed-methods";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl, requestOrigin } from "./request-context";
 import { apiKeyAuth } from "./api-key-auth";
@@ -119,9 +118,14 @@ export function registerScraperRoutes(app: OpenAPIHono<AppEnv>): void {
 
 /**
  * Registered after every real route: a known scraper with another method is 405 with `Allow`; every other
- * `/scrapers/...` path names an unknown scraper (404 listing the valid ids).
+ * `/scrapers/...` path names an unknown scraper (404 listing the valid ids). `allowedMethods` is
+ * src/http/allowed-methods.ts's lookup, passed in by the entry: that module reads the OpenAPI document, which is built
+ * from the declarations in this one, so importing it here would make a cycle.
  */
-export function registerUnknownScraperRoutes(app: OpenAPIHono<AppEnv>, allowedMethods: AllowedMethods): void {
+export function registerUnknownScraperRoutes(
+  app: OpenAPIHono<AppEnv>,
+  allowedMethods: (path: string, origin: string) => string[] | null,
+): void {
   const refuse = (c: Context<AppEnv>): never => {
     const allow = isScraperId(c.req.param("scraper") ?? "") ? allowedMethods(c.req.path, new URL(c.req.url).origin) : null;
     if (allow !== null) throw new MethodNotAllowedError(allow);
