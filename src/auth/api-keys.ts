@@ -15,6 +15,7 @@
  */
 import { UnauthorizedError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
+import { logLine, type LogSubject } from "../util/log-line";
 
 export const MISSING_KEY_DETAIL = "Missing API key. Pass it in the X-API-Key header (recommended) or as the api_key query parameter.";
 export const INVALID_KEY_DETAIL = "Invalid API key: it matches no active key (it may have been revoked).";
@@ -129,7 +130,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
 /** Records that a key was used; best effort (a failure here must not fail the request). */
-export async function touchApiKey(db: D1Database, keyId: string, now = new Date()): Promise<void> {
+/** `logSubject`: the request the key came with, so a failure's line names it. */
+export async function touchApiKey(db: D1Database, keyId: string, logSubject?: LogSubject, now = new Date()): Promise<void> {
   const touchedAt = lastTouched.get(keyId);
   if (touchedAt !== undefined && now.getTime() - touchedAt < LAST_USED_RESOLUTION_MS) return;
   if (lastTouched.size >= KEY_MEMO_MAX_ENTRIES) lastTouched.clear();
@@ -141,6 +143,6 @@ export async function touchApiKey(db: D1Database, keyId: string, now = new Date(
     .catch((error: unknown) => {
       // the next request tries again
       lastTouched.delete(keyId);
-      console.error("Could not record the key's last use", error);
+      console.error(logLine(logSubject, "Could not record the key's last use"), error);
     });
 }

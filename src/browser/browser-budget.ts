@@ -14,6 +14,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { globalMaxSessions } from "./pool-config";
 import type { BudgetReservation, BudgetStats, IdleSessionRetirer } from "./pool-types";
+import { logLine, serviceSubject } from "../util/log-line";
 
 interface BudgetSession {
   country: string;
@@ -77,7 +78,7 @@ export class BrowserBudget extends DurableObject<Env> {
       const retired = await countryPool(this.env, victimCountry)
         .retireIdleSession()
         .catch((error: unknown) => {
-          console.error(`The ${victimCountry} pool could not retire an idle session`, error);
+          console.error(logLine(serviceSubject("browser budget"), `The ${victimCountry} pool could not retire an idle session`), error);
           return null;
         });
       if (retired === null) continue;

@@ -35,6 +35,10 @@ import { domainsKeyOf, LeaseBook, leaseExpiry, type PooledSession, type StoredSe
 import { type PoolCounters, poolStatsView, restoreCounters } from "./pool-stats";
 import type { AcquireFailure, AcquireRequest, AcquireResult, IdleSessionRetirer, PoolStats } from "./pool-types";
 import { MIN_USEFUL_WAIT_MS, type QueuedWaiter, WaiterQueue, type WaiterTicket, waitDeadline } from "./pool-waiters";
+import { logLine, serviceSubject } from "../util/log-line";
+
+/** The pool serves every request of its country at once: its lines name the pool, not a request. */
+const POOL_SUBJECT = serviceSubject("browser pool");
 
 const SESSIONS_KEY = "sessions";
 const COUNTERS_KEY = "counters";
@@ -65,7 +69,9 @@ export class BrowserPool extends DurableObject<Env> implements IdleSessionRetire
     this.counters = restoreCounters(ctx.storage.kv.get<Partial<PoolCounters>>(COUNTERS_KEY));
     this.launcher = new SessionLauncher(env, ctx.storage.kv.get<number[]>(LAUNCH_TIMES_KEY) ?? [], this.counters, () => this.persist());
     // A restarted pool may hold leases whose alarm was never set (or is gone): make sure one rings.
-    this.scheduleLeaseAlarm().catch((error: unknown) => console.error("Could not schedule the pool's lease alarm", error));
+    this.scheduleLeaseAlarm().catch((error: unknown) =>
+      console.error(logLine(POOL_SUBJECT, "Could not schedule the pool's lease alarm"), error),
+    );
   }
 
   private persist(): void {
@@ -207,7 +213,9 @@ export class BrowserPool extends DurableObject<Env> implements IdleSessionRetire
   private lease(session: PooledSession, leaseId: string, accountId: string, expiresAt: number, reused: boolean): AcquireResult {
     this.book.lease(session, leaseId, accountId, expiresAt);
     this.persist();
-    this.scheduleLeaseAlarm().catch((error: unknown) => console.error("Could not schedule the pool's lease alarm", error));
+    this.scheduleLeaseAlarm().catch((error: unknown) =>
+      console.error(logLine(POOL_SUBJECT, "Could not schedule the pool's lease alarm"), error),
+    );
     return { ok: true, sessionId: session.sessionId, reused, preparedPagesSince: this.preparedPagesSince() };
   }
 

@@ -165,7 +165,7 @@ async function usePage<T>(
     const warm = await steps.time("take_warm_page", () => takeWarmPage(browser, { hot, preparedSince }));
     steps.warm = warm !== null;
     const { page, close } = await steps.time("open_page", () => openLocalisedPage(browser, request.country, warm));
-    const session = new PageSession(page, { steps, hotMark: warm?.hotMark ?? null });
+    const session = new PageSession(page, { steps, hotMark: warm?.hotMark ?? null, logSubject: request.logSubject });
     steps.hot = session.hotPage.startedHot;
     const watch = watchPageLoss(page);
     loss = watch;

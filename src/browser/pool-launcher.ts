@@ -11,6 +11,10 @@ import { LaunchRate } from "./pool-launch-rate";
 import type { PoolCounters } from "./pool-stats";
 import type { AcquireResult, BudgetReservation } from "./pool-types";
 import { launchOptionsFor } from "./session";
+import { logLine, serviceSubject } from "../util/log-line";
+
+/** The pool serves every request of its country at once: its lines name the pool, not a request. */
+const POOL_SUBJECT = serviceSubject("browser pool");
 
 /** What a launch is for: the country and the hostnames its session may reach, how long it stays alive when idle. */
 export interface LaunchTarget {
@@ -101,10 +105,10 @@ export class SessionLauncher {
       // A budget that cannot be told only miscounts until this session closes; the browser itself is fine.
       await browserBudgetStub(this.env)
         .commit(reservationId, sessionId, country)
-        .catch((error: unknown) => console.error("The browser budget could not record a new session", error));
+        .catch((error: unknown) => console.error(logLine(POOL_SUBJECT, "The browser budget could not record a new session"), error));
       return await adopt(sessionId);
     } catch (error) {
-      console.error(`Browser launch for ${country} failed`, error);
+      console.error(logLine(POOL_SUBJECT, `Browser launch for ${country} failed`), error);
       this.counters.failures += 1;
       this.counters.rejectedWarmingUp += 1;
       this.persist();
@@ -136,7 +140,7 @@ export class SessionLauncher {
   async forget(sessionId: string): Promise<void> {
     await browserBudgetStub(this.env)
       .forget(sessionId)
-      .catch((error: unknown) => console.error("The browser budget could not be told of a closed session", error));
+      .catch((error: unknown) => console.error(logLine(POOL_SUBJECT, "The browser budget could not be told of a closed session"), error));
   }
 
   /**
@@ -148,7 +152,10 @@ export class SessionLauncher {
       const sessions = await puppeteer.sessions(this.env.BROWSER);
       return new Set(sessions.map((session) => session.sessionId));
     } catch (error) {
-      console.warn("Browser Rendering did not list its sessions; the pool's stored sessions are used as they are", error);
+      console.warn(
+        logLine(POOL_SUBJECT, "Browser Rendering did not list its sessions; the pool's stored sessions are used as they are"),
+        error,
+      );
       return null;
     }
   }
@@ -161,7 +168,7 @@ export class SessionLauncher {
     try {
       return (await browserBudgetStub(this.env).reserve(country)) as BudgetReservation;
     } catch (error) {
-      console.error("The browser budget could not be reached; the launch is refused", error);
+      console.error(logLine(POOL_SUBJECT, "The browser budget could not be reached; the launch is refused"), error);
       return null;
     }
   }

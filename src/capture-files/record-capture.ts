@@ -12,7 +12,7 @@ import { ScraperDriftError, ServiceError, toServiceError } from "../errors";
 import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
 import { runScrape } from "../pipeline/pipeline";
 import { type AnyProvider, resolveOrigin } from "../scrapers/registry";
-import { serviceSubject } from "../util/log-line";
+import { logLine, serviceSubject } from "../util/log-line";
 import { isoTimestamp } from "../util/time";
 import { type CaptureFile, captureFileOf } from "./format";
 import { redactCaptureFile } from "./redact";
@@ -80,7 +80,10 @@ export async function recordCapture(env: Env, request: CaptureRequest): Promise<
     const replayed = replayCapture(provider, file);
     const problems = replayed.kind === "failed" ? [replayed.problem] : replayed.differences;
     if (problems.length > 0) {
-      console.error(`${provider.id} capture does not replay after redaction`, { redactions: file.redactions, problems });
+      console.error(logLine(serviceSubject(`capture ${provider.id}`), "the capture does not replay after redaction"), {
+        redactions: file.redactions,
+        problems,
+      });
       throw new CaptureReplayMismatchError(problems.map((line) => line.split(":")[0] ?? ""));
     }
   }

@@ -25,6 +25,7 @@ import type { AppEnv } from "../http/app-env";
 import { enforceBodyCap } from "../http/body-limit";
 import { redactedUrl, requestBaseUrl } from "../http/request-context";
 import { requestLogLine } from "../http/request-id";
+import { logLine, type LogSubject, requestSubject } from "../util/log-line";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
 import { accountLimitsView } from "../limits/limits-view";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
@@ -137,7 +138,8 @@ async function cappedFormFields(c: DashboardContext): Promise<Record<string, str
   return fields;
 }
 
-async function jobRows(env: Env, jobs: IndexedJobWithKey[], now = Date.now()): Promise<JobRow[]> {
+/** `logSubject`: the dashboard request's, so a job that cannot be read is logged under it. */
+async function jobRows(env: Env, jobs: IndexedJobWithKey[], logSubject: LogSubject, now = Date.now()): Promise<JobRow[]> {
   return Promise.all(
     jobs.map(async (job): Promise<JobRow> => {
       const base = { jobId: job.jobId, requestId: job.requestId, scraper: job.scraper, keyName: job.keyName, createdAt: job.createdAt };
@@ -158,7 +160,7 @@ async function jobRows(env: Env, jobs: IndexedJobWithKey[], now = Date.now()): P
           error: view.error ?? null,
         };
       } catch (error) {
-        console.error(`dashboard: job ${job.jobId} status unavailable`, error);
+        console.error(logLine(logSubject, `dashboard: job ${job.jobId} status unavailable`), error);
         return { ...base, ...empty, status: "unavailable" };
       }
     }),
@@ -363,7 +365,11 @@ function createDashboard(): Hono<AppEnv> {
   dashboard.get("/jobs", async (c) => {
     const signedIn = await currentSession(c, "jobs");
     if (signedIn === null) return toSignIn(c);
-    const jobs = await jobRows(c.env, await recentJobs(c.env.DB, signedIn.account.accountId, RECENT_JOBS_LIMIT));
+    const jobs = await jobRows(
+      c.env,
+      await recentJobs(c.env.DB, signedIn.account.accountId, RECENT_JOBS_LIMIT),
+      requestSubject(c.get("requestId")),
+    );
     return c.html(<JobsPage frame={signedIn.frame} jobs={jobs} retentionHours={JOB_RETENTION_MS / 3_600_000} />);
   });
 

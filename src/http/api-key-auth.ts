@@ -12,6 +12,7 @@
 import { createMiddleware } from "hono/factory";
 import { authenticateApiKey, pickApiKey, touchApiKey } from "../auth/api-keys";
 import { admitRequestRate } from "../limits/request-rate-limiter";
+import { requestSubject } from "../util/log-line";
 import { enforceBodyCap } from "./body-limit";
 import type { AppEnv } from "./app-env";
 
@@ -19,8 +20,9 @@ export { ACCOUNT_RATE_LIMIT_DETAIL, RATE_LIMIT_DETAIL } from "../limits/request-
 
 export const apiKeyAuth = createMiddleware<AppEnv>(async (c, next) => {
   const key = await authenticateApiKey(c.env.DB, pickApiKey(c.req.header("X-API-Key"), c.req.query("api_key")));
-  c.executionCtx.waitUntil(touchApiKey(c.env.DB, key.keyId));
-  await admitRequestRate(c.env, key);
+  const subject = requestSubject(c.get("requestId"));
+  c.executionCtx.waitUntil(touchApiKey(c.env.DB, key.keyId, subject));
+  await admitRequestRate(c.env, key, subject);
   c.set("apiKey", key);
   await enforceBodyCap(c, "api");
   await next();

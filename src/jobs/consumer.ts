@@ -79,7 +79,7 @@ async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, 
   } catch (error) {
     const failure = toServiceError(error);
     const heldMs = browserHold.heldMs();
-    if (heldMs !== null) await recordRefundedBrowserTime(env.DB, record.accountId, heldMs);
+    if (heldMs !== null) await recordRefundedBrowserTime(env.DB, record.accountId, heldMs, subject);
     const retryable = error instanceof ServiceError && failure.retryable;
     if (retryable && hasAttemptsLeft(attempt)) {
       const delaySeconds = retryDelaySeconds(attempt, retryBaseSeconds(env));

@@ -18,6 +18,7 @@
  */
 import { ConflictError, InvalidParameterError } from "../errors";
 import { randomToken, sha256Hex } from "../util/crypto";
+import { logLine, type LogSubject } from "../util/log-line";
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -64,6 +65,8 @@ interface IdempotentRequest {
   newResourceId: string;
   /** How long the claim holds before a retry may take it over (longer than the work can take). */
   lockMs: number;
+  /** The request that carries the key: the lines about its claim start with it. */
+  logSubject: LogSubject;
 }
 
 interface IdempotentWork<T> {
@@ -157,19 +160,19 @@ async function settle(db: D1Database, request: IdempotentRequest, token: string,
     await db.prepare(statement).bind(request.accountId, request.key, token).run();
   } catch (error) {
     // Not fatal either way: an unsettled claim is taken over by a retry once its lock runs out.
-    console.error("idempotency: could not settle a claim", error);
+    console.error(logLine(request.logSubject, "idempotency: could not settle a claim"), error);
   }
 }
 
 /** Old keys are deleted in passing, a few at a time, so the table stays the size of one day's keys. */
-async function pruneExpired(db: D1Database, now: number): Promise<void> {
+async function pruneExpired(db: D1Database, now: number, logSubject: LogSubject): Promise<void> {
   await db
     .prepare(
       "DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT 50)",
     )
     .bind(now)
     .run()
-    .catch((error: unknown) => console.error("idempotency: pruning failed", error));
+    .catch((error: unknown) => console.error(logLine(logSubject, "idempotency: pruning failed"), error));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -180,7 +183,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function withIdempotencyKey<T>(db: D1Database, request: IdempotentRequest, work: IdempotentWork<T>): Promise<T> {
   const deadline = Date.now() + request.lockMs + 1_000;
-  await pruneExpired(db, Date.now());
+  await pruneExpired(db, Date.now(), request.logSubject);
   for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
     const claimed = await claim(db, request, Date.now());
     if (claimed.outcome === "conflict") throw new ConflictError(IDEMPOTENCY_MISMATCH_DETAIL, { code: "idempotency_key_reused" });

@@ -91,6 +91,7 @@ async function submitOnce(env: Env, submission: BatchSubmission, key: Authentica
       }),
       newResourceId: crypto.randomUUID(),
       lockMs: BATCH_CLAIM_LOCK_MS,
+      logSubject: requestSubject(requestId),
     },
     {
       run: (batchId) => createBatch(env, submission, key, batchId, requestId),

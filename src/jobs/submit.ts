@@ -18,6 +18,7 @@ import { chargeScrape } from "../pipeline/charge";
 import { parseIdempotencyKey, requestFingerprint, withIdempotencyKey } from "./idempotency";
 import { jobStub } from "./job-record";
 import { newJobMessage } from "./job-message";
+import { requestSubject } from "../util/log-line";
 
 export const ENQUEUE_FAILED_DETAIL = "The job could not be queued; no credits were charged. Retry shortly.";
 /** A job submission finishes in well under a second; a claim older than this belongs to a request that died. */
@@ -80,6 +81,7 @@ async function submitOnce(env: Env, submission: JobSubmission, key: Authenticate
       fingerprint: await requestFingerprint("job", { scraper: job.scraper, params: job.params }),
       newResourceId: crypto.randomUUID(),
       lockMs: JOB_CLAIM_LOCK_MS,
+      logSubject: requestSubject(requestId),
     },
     {
       run: (jobId) => createJob(env, job, key, jobId),

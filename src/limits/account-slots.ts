@@ -9,6 +9,7 @@
 
 import { DEFAULT_REFUNDED_BROWSER_SECONDS_PER_HOUR, REDUCED_CONCURRENCY_DIVISOR, reducedConcurrency } from "./capacity-rules";
 import { firstBucketOfHour, refundedSecondsSql } from "./refunded-browser-time";
+import { logLine, type LogSubject } from "../util/log-line";
 
 type SlotKind = "request" | "job";
 
@@ -136,12 +137,14 @@ export async function takeAccountSlot(db: D1Database, request: SlotRequest, now 
 }
 
 /** Gives a slot back; best effort (a slot that cannot be given back stops counting at its expiry). */
-export async function giveBackAccountSlot(db: D1Database, slot: Slot, now = Date.now()): Promise<void> {
+export async function giveBackAccountSlot(db: D1Database, slot: Slot, logSubject?: LogSubject, now = Date.now()): Promise<void> {
   const statement =
     slot.kind === "request"
       ? db.prepare("DELETE FROM account_slots WHERE slot_id = ?").bind(slot.slotId)
       : db.prepare("UPDATE account_slots SET released_at = ? WHERE slot_id = ?").bind(now, slot.slotId);
-  await statement.run().catch((error: unknown) => console.error("Could not give back an account slot (it lapses on its own)", error));
+  await statement
+    .run()
+    .catch((error: unknown) => console.error(logLine(logSubject, "Could not give back an account slot (it lapses on its own)"), error));
 }
 
 /**

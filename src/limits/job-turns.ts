@@ -21,6 +21,7 @@ import { type JobDelivery, jobMessageAfterWaiting } from "../jobs/job-message";
 import { indexedJobAccount } from "../jobs/jobs-table";
 import { accountLimits } from "./account-limits";
 import { anotherAccountGoesFirst, giveBackAccountSlot, takeAccountSlot } from "./account-slots";
+import { jobSubject } from "../util/log-line";
 
 /** How long a job waits before it asks for its turn again. */
 const TURN_RETRY_SECONDS = 2;
@@ -60,6 +61,7 @@ export async function withAccountJobTurn(
   try {
     await handle();
   } finally {
-    await giveBackAccountSlot(env.DB, turn.slot);
+    // Before the job's record is read, its id is all there is to name it by.
+    await giveBackAccountSlot(env.DB, turn.slot, jobSubject(null, delivery.jobId));
   }
 }

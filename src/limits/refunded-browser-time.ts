@@ -10,6 +10,7 @@
  * the moment the scrape was admitted to browser work until it gave its slot back. Cache hits and coalesced requests
  * hold no browser and count nothing.
  */
+import { logLine, type LogSubject } from "../util/log-line";
 
 /** Width of one counting bucket: the hour is the last HOUR_BUCKETS buckets (the current one included). */
 const BUCKET_MS = 5 * 60_000;
@@ -32,7 +33,13 @@ export function refundedSecondsSql(account: string, firstBucket: string): string
 }
 
 /** Adds a refunded scrape's browser time (every started second) to the account's current bucket; best effort. */
-export async function recordRefundedBrowserTime(db: D1Database, accountId: string, heldMs: number, now = Date.now()): Promise<void> {
+export async function recordRefundedBrowserTime(
+  db: D1Database,
+  accountId: string,
+  heldMs: number,
+  logSubject?: LogSubject,
+  now = Date.now(),
+): Promise<void> {
   const seconds = Math.max(1, Math.ceil(heldMs / 1000));
   await db
     .batch([
@@ -45,7 +52,7 @@ export async function recordRefundedBrowserTime(db: D1Database, accountId: strin
       // Housekeeping: buckets that left the hour count for nothing any more.
       db.prepare("DELETE FROM account_refunded_browser_time WHERE account_id = ? AND bucket < ?").bind(accountId, firstBucketOfHour(now)),
     ])
-    .catch((error: unknown) => console.error("Could not record refunded browser time", error));
+    .catch((error: unknown) => console.error(logLine(logSubject, "Could not record refunded browser time"), error));
 }
 
 /** The account's refunded browser seconds of the last hour (the operator view and the dashboard show it). */

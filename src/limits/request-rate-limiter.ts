@@ -21,6 +21,7 @@ import { CapacityUnavailableError, TooManyRequestsError } from "../errors";
 import { type Admission, RateAllowances } from "./rate-allowance";
 import type { RateDecision, UnspentLease } from "./rate-lease";
 import { giveBackRate, isIdle, rescaleRate, takeRates } from "./rate-window";
+import { logLine, type LogSubject } from "../util/log-line";
 
 export const RATE_LIMIT_DETAIL = "Rate limit exceeded. Retry after a moment.";
 export const ACCOUNT_RATE_LIMIT_DETAIL = "Rate limit exceeded for this account (all its API keys together). Retry after a moment.";
@@ -133,14 +134,18 @@ const allowances = new RateAllowances();
  * burst through unlimited for as long as the object is down, and free failures cost capacity, not credits. A request
  * within a lease this isolate was already granted is still admitted: that lease was counted by the limiter.
  */
-export async function admitRequestRate(env: Env, key: Pick<AuthenticatedKey, "accountId" | "keyId">): Promise<void> {
+export async function admitRequestRate(
+  env: Env,
+  key: Pick<AuthenticatedKey, "accountId" | "keyId">,
+  logSubject?: LogSubject,
+): Promise<void> {
   let decision: Admission;
   try {
     decision = await allowances.admit(key.keyId, (wanted, unspent) =>
       requestRateLimiterStub(env, key.accountId).lease(key.accountId, key.keyId, wanted, unspent),
     );
   } catch (error) {
-    console.error("The request rate limiter could not be reached; the request is refused (503)", error);
+    console.error(logLine(logSubject, "The request rate limiter could not be reached; the request is refused (503)"), error);
     throw new CapacityUnavailableError(LIMITER_UNREACHABLE_RETRY_SECONDS, error);
   }
   if (decision.admitted) return;

@@ -8,6 +8,7 @@
 import { TooManyRequestsError } from "../errors";
 import { accountLimits } from "./account-limits";
 import { giveBackAccountSlot, takeAccountSlot } from "./account-slots";
+import type { LogSubject } from "../util/log-line";
 
 /** How long a slot outlives the request's own timeout if it is never given back (an isolate evicted mid-request). */
 const SLOT_GRACE_MS = 30_000;
@@ -29,7 +30,12 @@ function reducedForRefundedTimeDetail(limit: number, normalLimit: number, thresh
 }
 
 /** Takes one of the account's request slots for a scrape of `timeoutSeconds`; resolves to the function that gives it back. */
-export async function holdRequestSlot(env: Env, accountId: string, timeoutSeconds: number): Promise<() => Promise<void>> {
+export async function holdRequestSlot(
+  env: Env,
+  accountId: string,
+  timeoutSeconds: number,
+  logSubject?: LogSubject,
+): Promise<() => Promise<void>> {
   const limits = accountLimits(env);
   const outcome = await takeAccountSlot(env.DB, {
     accountId,
@@ -44,5 +50,5 @@ export async function holdRequestSlot(env: Env, accountId: string, timeoutSecond
       : tooManyRequestsInFlightDetail(outcome.limit);
     throw new TooManyRequestsError(detail, outcome.retryAfterSeconds, "concurrency_limit");
   }
-  return () => giveBackAccountSlot(env.DB, outcome.slot);
+  return () => giveBackAccountSlot(env.DB, outcome.slot, logSubject);
 }

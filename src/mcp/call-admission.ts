@@ -7,6 +7,7 @@
  */
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { admitRequestRate } from "../limits/request-rate-limiter";
+import type { LogSubject } from "../util/log-line";
 
 export class PostAdmission {
   private requestsSeen = 0;
@@ -14,6 +15,7 @@ export class PostAdmission {
   constructor(
     private readonly env: Env,
     private readonly key: Pick<AuthenticatedKey, "accountId" | "keyId">,
+    private readonly logSubject: LogSubject,
   ) {}
 
   /** Counts one JSON-RPC request of this POST, or throws the HTTP API's 429 (TooManyRequestsError). */
@@ -21,6 +23,6 @@ export class PostAdmission {
     this.requestsSeen += 1;
     // The first request of the POST was counted by apiKeyAuth, which admitted the POST itself.
     if (this.requestsSeen === 1) return;
-    await admitRequestRate(this.env, this.key);
+    await admitRequestRate(this.env, this.key, this.logSubject);
   }
 }

@@ -11,6 +11,7 @@ import { API_INFO } from "../http/openapi-document";
 import { PostAdmission } from "./call-admission";
 import { type ToolCallContext, callJobStatusTool, callScrapeTool, errorResult } from "./tool-calls";
 import { JOB_STATUS_TOOL, scrapeToolName, toolDefinitions, toolProviders } from "./tool-definitions";
+import { requestSubject } from "../util/log-line";
 
 const INSTRUCTIONS =
   "Each scrape_<provider> tool submits a prompt to that AI provider's real web interface and returns its complete answer as JSON " +
@@ -28,7 +29,7 @@ export function createMcpServer(document: OpenAPIObject, context: ToolCallContex
   );
   const tools = toolDefinitions(document);
   const scrapers = new Map(toolProviders().map((provider) => [scrapeToolName(provider.id), provider]));
-  const admission = new PostAdmission(context.env, context.key);
+  const admission = new PostAdmission(context.env, context.key, requestSubject(context.requestId));
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     try {
       await admission.admit();

@@ -55,22 +55,19 @@ async function chargedScrape(
   origin: RequestOrigin,
 ): Promise<SyncScrapeOutcome> {
   const charged = await chargeScrape(env, request.scraper, key, request.jobId);
+  const logSubject = requestSubject(origin.requestId);
   const browserHold = new BrowserHoldClock();
   try {
     // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
     // Only browser work holds one of the account's request slots: cache hits and coalesced requests never wait for one.
-    const admitBrowserWork = browserHold.admission(() => holdRequestSlot(env, key.accountId, request.params.timeout));
-    const response = await runScrape(
-      env,
-      { ...request, accountId: key.accountId, admitBrowserWork, logSubject: requestSubject(origin.requestId) },
-      request.params.timeout,
-    );
+    const admitBrowserWork = browserHold.admission(() => holdRequestSlot(env, key.accountId, request.params.timeout, logSubject));
+    const response = await runScrape(env, { ...request, accountId: key.accountId, admitBrowserWork, logSubject }, request.params.timeout);
     return { response, creditsRemaining: charged.creditsRemaining };
   } catch (error) {
     const heldMs = browserHold.heldMs();
     await Promise.all([
       refundCredits(env.DB, charged.accountId, request.jobId, "sync scrape failed"),
-      heldMs === null ? undefined : recordRefundedBrowserTime(env.DB, key.accountId, heldMs),
+      heldMs === null ? undefined : recordRefundedBrowserTime(env.DB, key.accountId, heldMs, logSubject),
     ]);
     throw error;
   }

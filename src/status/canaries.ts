@@ -55,7 +55,9 @@ export function canaryConfig(env: Env): CanaryConfig {
   const countries = [...new Set(listOf(env.CANARY_COUNTRIES).map((country) => country.toUpperCase()))];
   const wanted = new Set(listOf(env.CANARY_PROVIDERS));
   const providers = allProviders().filter((provider) => wanted.size === 0 || wanted.has(provider.id));
-  for (const id of wanted) if (!providers.some((provider) => provider.id === id)) console.warn(`CANARY_PROVIDERS: unknown provider ${id}`);
+  for (const id of wanted)
+    if (!providers.some((provider) => provider.id === id))
+      console.warn(logLine(serviceSubject("canaries"), `CANARY_PROVIDERS: unknown provider ${id}`));
   const timeout = Number(env.CANARY_TIMEOUT_SECONDS);
   const timeoutSeconds = Number.isFinite(timeout) && timeout >= 10 && timeout <= 600 ? timeout : DEFAULT_TIMEOUT_SECONDS;
   return { countries, providers, timeoutSeconds };

@@ -5,7 +5,7 @@
  * through the picker's own state, and every field is compared on seeded page variants (describeFuzzedPages).
  */
 import { env, exports } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { z } from "@hono/zod-openapi";
 import type { GrokAnswerSchema } from "../../src/scrapers/grok/declaration";
 import { providerById, resolveOrigin } from "../../src/scrapers/registry";
@@ -267,6 +267,32 @@ describe("grok on every replica layout", () => {
       });
     }
   }
+});
+
+describe("log lines from the page", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("the mode choice the page work logs starts with the request's id, like every other line of the request", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...parts: unknown[]) => {
+      lines.push(parts.map(String).join(" "));
+    });
+    const response = await api(
+      `/scrapers/grok?${query({ prompt: "no-posts logged choice", mode: "MODEL_MODE_FAST", bypass_cache: "true" })}`,
+      {
+        apiKey: account.apiKey,
+        headers: { "X-Request-Id": "support-ticket-4711" },
+      },
+    );
+    expect(response.status, await response.text()).toBe(200);
+    const choices = lines.filter((line) => line.includes('"event":"choice"'));
+    expect(choices.length, lines.join("\n")).toBeGreaterThan(0);
+    for (const line of choices) {
+      expect(line).toMatch(/^\[support-ticket-4711\] \{"event":"choice","provider":"grok","what":"mode","via":"(page|patch)"\}$/);
+    }
+  });
 });
 
 describeFuzzedPages({ oracle: grokOracle, seeds: CI_SEEDS });

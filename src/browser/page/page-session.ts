@@ -13,18 +13,22 @@
 import type { Page } from "@cloudflare/puppeteer";
 import { type ClaimablePage, type HotMark, HotPageState } from "./hot-page-state";
 import { StepLog } from "./step-timings";
+import type { LogSubject } from "../../util/log-line";
 
 export interface PageSessionOptions {
   /** The scrape's step log (the browser layer's, which also timed the lease); a new one when absent. */
   steps?: StepLog;
   /** The hook's mark when the page is a hot page handed over by the previous scrape (src/browser/warm-page.ts). */
   hotMark?: HotMark | null;
+  /** Whose scrape this is (the request's or the job's id): the page's log lines start with it. */
+  logSubject?: LogSubject;
 }
 
 /** `SessionPage` is the page the scrape drives: a puppeteer Page, or in unit tests a stub with what the session uses. */
 export class PageSession<SessionPage extends ClaimablePage = Page> {
   readonly steps: StepLog;
   readonly hotPage: HotPageState;
+  readonly logSubject: LogSubject | undefined;
   private answerStartListener: (() => void) | null = null;
 
   constructor(
@@ -33,6 +37,7 @@ export class PageSession<SessionPage extends ClaimablePage = Page> {
   ) {
     this.steps = options.steps ?? new StepLog();
     this.hotPage = new HotPageState(page, options.hotMark ?? null);
+    this.logSubject = options.logSubject;
   }
 
   /** Runs `listener` (once) when the page has started the request for its answer; replaces an earlier listener. */

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { indexedJobAccount } from "../../jobs/jobs-table";
 import { jobStub } from "../../jobs/job-record";
+import { jobSubject, logLine } from "../../util/log-line";
 
 const OwnedJobSchema = z.object({
   view: z.object({
@@ -30,7 +31,7 @@ export async function readJobWithRequest(env: Env, jobId: string): Promise<Owned
   if (answer === null) return null;
   const parsed = OwnedJobSchema.safeParse(answer);
   if (!parsed.success) {
-    console.error(`dashboard: job ${jobId} has an unexpected shape`, parsed.error.issues.slice(0, 3));
+    console.error(logLine(jobSubject(null, jobId), "dashboard: the job record has an unexpected shape"), parsed.error.issues.slice(0, 3));
     return null;
   }
   return parsed.data;

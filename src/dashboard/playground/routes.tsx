@@ -33,6 +33,7 @@ import { readPlaygroundRun, recentPlaygroundRuns, type StoredPlaygroundRun, stor
 import { countryOptions, playgroundScraper, playgroundScrapers } from "./scraper-forms";
 import { buildSnippets, maskedKey, type Snippets } from "./snippets";
 import { isUuid } from "../../util/uuid";
+import { requestSubject } from "../../util/log-line";
 
 type DashboardContext = Context<AppEnv>;
 
@@ -186,7 +187,7 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
     try {
       // The API's order: the query first, then the key, then (for a run that waits) the account's slot and the charge.
       const params = validatedParams(input);
-      const key = await admitPickedKey(c.env, c.executionCtx, accountId, input.keyId);
+      const key = await admitPickedKey(c.env, c.executionCtx, accountId, input.keyId, requestSubject(c.get("requestId")));
       if (input.run === "job") {
         const { jobId } = await submitJob(
           c.env,

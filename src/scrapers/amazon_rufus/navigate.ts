@@ -87,7 +87,7 @@ export async function captureRufusExchange({ pageSession, origin, prompt, signal
     { timeoutMs: TYPED_CHECK_MS },
   );
   if (!typedWhole) {
-    console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "query", via: "patch" }));
+    nav.logEvent("choice", { what: "query", via: "patch" });
     await capture.setPatch(STREAMING_RULE, { set: [[RUFUS_QUERY_POINTER, query]] });
   }
 

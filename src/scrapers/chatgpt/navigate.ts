@@ -129,7 +129,7 @@ export async function captureChatgptExchange({
 
   const exchange = await capture.waitForExchange(CONVERSATION, { signal, startTimeoutMs: 1_000, until: endedWithDone });
   verifyChatgptRequest(exchange, prompt);
-  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "web_search", via: searchVia }));
+  nav.logEvent("choice", { what: "web_search", via: searchVia });
   return { exchange, readModelSlugFromPage: () => readModelSlug(nav) };
 }
 

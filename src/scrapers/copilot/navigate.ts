@@ -129,19 +129,19 @@ async function chooseMode(pageSession: PageSession, nav: Navigator, capture: Cap
     const trigger = await nav.waitForAnchor(COPILOT_MODE_TRIGGER, { what: "mode_menu", timeoutMs: 3_000, optional: true });
     if (trigger !== null && (await pageSession.steps.time("mode_shown", () => menuShows(pageSession.page, labels)))) return;
     if (trigger !== null && (await pickMode(nav, trigger, labels))) {
-      logChoice("page");
+      logChoice(nav, "page");
       return;
     }
     // a menu that is rendered but not hydrated yet ignores the click: try again while the window lasts
     if (trigger === null || Date.now() >= until || nav.remainingMs() <= 0) break;
   }
   await capture.setPatch(CHAT_RULE, { when: [["/event", "send"]], set: [["/mode", mode]] });
-  logChoice("patch");
+  logChoice(nav, "patch");
 }
 
 /** Says how the requested mode was applied: on the page (menu) or by patching the `send` frame (issue 29). */
-function logChoice(via: "page" | "patch"): void {
-  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "mode", via }));
+function logChoice(nav: Navigator, via: "page" | "patch"): void {
+  nav.logEvent("choice", { what: "mode", via });
 }
 
 /**

@@ -240,7 +240,9 @@ async function waitForCitations(nav: Navigator, page: Page): Promise<string[]> {
   }
   const cards = await openChipsOneByOne(nav, page);
   // The answer is still worth returning; citations without a card (no URL) are left out by the parser.
-  if (cards.length === 0) console.warn("gemini.source_cards_missing: citation chips rendered but no source card could be opened");
+  if (cards.length === 0) {
+    nav.logEvent("source_cards_missing", { detail: "citation chips rendered but no source card could be opened" }, "warn");
+  }
   return cards;
 }
 

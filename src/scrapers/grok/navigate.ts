@@ -68,11 +68,11 @@ export async function captureGrokExchange({
 
   const { modeId, label } = GROK_MODE_IDS[mode];
   if (mode !== GROK_DEFAULT_MODE) {
-    if (await selectMode(nav, label)) logChoice("page");
+    if (await selectMode(nav, label)) logChoice(nav, "page");
     else {
       // The picker or its entry could not be used: ask for the mode in the request itself; verified below.
       await capture.setPatch("conversation", { set: [["/modeId", modeId]] });
-      logChoice("patch");
+      logChoice(nav, "patch");
     }
   }
 
@@ -93,8 +93,8 @@ const DETAIL_LOGIN = "Grok asked the browser session to sign in (login wall).";
 const DETAIL_CHALLENGE = "Grok answered with an anti-bot challenge. Safe to retry.";
 
 /** Says how the requested mode was applied: on the page (picker) or by patching the request (issue 29). */
-function logChoice(via: "page" | "patch"): void {
-  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what: "mode", via }));
+function logChoice(nav: Navigator, via: "page" | "patch"): void {
+  nav.logEvent("choice", { what: "mode", via });
 }
 
 /**

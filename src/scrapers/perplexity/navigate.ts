@@ -102,8 +102,8 @@ function loginWall(cause: string): UpstreamError {
 }
 
 /** A request choice made on the page or by patching the request: one structured line each, told apart by `via`. */
-function logChoice(what: string, via: "page" | "patch"): void {
-  console.log(JSON.stringify({ event: "choice", provider: PROVIDER, what, via }));
+function logChoice(nav: Navigator, what: string, via: "page" | "patch"): void {
+  nav.logEvent("choice", { what, via });
 }
 
 /**
@@ -137,11 +137,11 @@ async function switchWebSourceOff(nav: Navigator, capture: CaptureSession): Prom
   // the menu (or whatever popover the trigger opened) must not stay over the composer
   if (opened) await nav.pressKey("Escape");
   if (switched) {
-    logChoice("web_search_off", "page");
+    logChoice(nav, "web_search_off", "page");
     return;
   }
   await capture.setPatch(ASK_RULE, WEB_SEARCH_OFF_PATCH);
-  logChoice("web_search_off", "patch");
+  logChoice(nav, "web_search_off", "patch");
 }
 
 /**

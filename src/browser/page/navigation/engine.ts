@@ -18,6 +18,7 @@
 import type { CDPSession, Page } from "@cloudflare/puppeteer";
 import { BrowserCrashedError, ScraperDriftError } from "../../../errors";
 import type { StepLog } from "../step-timings";
+import { logLine } from "../../../util/log-line";
 import type { PageSession } from "../page-session";
 import type { CapturedExchange } from "../capture/types";
 import { IS_VISIBLE } from "./in-page";
@@ -192,6 +193,11 @@ export interface Navigator {
   snapshotHtml(anchors: readonly string[]): Promise<string | null>;
   /** Milliseconds left before the deadline. */
   remainingMs(): number;
+  /**
+   * One JSON log line about this scrape (`{"event": …, "provider": …, …}`), prefixed with whose scrape it is (the
+   * request's or job's id, docs/errors.md "Request ids"). `warn` for what went other than planned.
+   */
+  logEvent(event: string, details?: Record<string, string | number | boolean>, level?: "info" | "warn"): void;
   /** Throws the signal's reason when the caller's deadline has passed, or a crash error when the page or browser is gone. */
   throwIfAborted(): void;
   drift(what: string, reason: string): ScraperDriftError;
@@ -261,6 +267,12 @@ class PageNavigator implements Navigator {
     this.page.browser().once("disconnected", () => {
       this.gone ??= new BrowserCrashedError(new Error("the browser disconnected during navigation"));
     });
+  }
+
+  logEvent(event: string, details: Record<string, string | number | boolean> = {}, level: "info" | "warn" = "info"): void {
+    const line = logLine(this.context.session.logSubject, JSON.stringify({ event, provider: this.context.provider, ...details }));
+    if (level === "warn") console.warn(line);
+    else console.log(line);
   }
 
   remainingMs(): number {
@@ -616,7 +628,7 @@ class PageNavigator implements Navigator {
       throw this.drift(`${target.what ?? "composer"}_rejects_input`, "the composer did not take the prompt");
     }
     // text the editor reformatted (an input rule): the request on the wire is what each provider verifies
-    console.warn(JSON.stringify({ event: "composer_text_differs", provider: this.context.provider }));
+    this.logEvent("composer_text_differs", {}, "warn");
   }
 
   private async focusComposer(target: PageElement): Promise<void> {
