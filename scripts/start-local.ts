@@ -65,7 +65,7 @@ async function dashboardLoginLink(base: string, adminToken: string): Promise<{ u
   const another = "another one: npm run sign-in-link";
   try {
     const link = await issueSignInLink(base, adminToken, DEV_ACCOUNT_ID);
-    const until = new Date(link.expiresAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    const until = new Date(link.expiresAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
     return { url: link.loginUrl, note: `(one-time sign-in link for ${DEV_ACCOUNT_ID}, valid until ${until}; ${another})` };
   } catch (error) {
     return { url: `(could not issue a sign-in link: ${error instanceof Error ? error.message : String(error)})`, note: `(${another})` };

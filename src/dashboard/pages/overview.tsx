@@ -198,7 +198,7 @@ export function OverviewPage({ frame, data }: { frame: SignedInFrame; data: Over
                 <h2 id="start-title">Quick start</h2>
               </div>
               <p class="hint">Send your key in the X-API-Key header. Each request costs {CREDITS_PER_REQUEST} credits.</p>
-              <pre class="snippet" data-testid="quick-start">
+              <pre class="snippet code" data-testid="quick-start">
                 <code>{quickStartSnippet(data.baseUrl)}</code>
               </pre>
               <p class="hint">
