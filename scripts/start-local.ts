@@ -19,6 +19,7 @@ import { cronsOf } from "./cron-schedule";
 import { devOutputFilter, LOCAL_SCHEDULED_PATH } from "./dev-output";
 import { localCronNotice, planLocalCron, startLocalCron } from "./local-cron";
 import { localOrigins } from "./local-origins";
+import { DEV_ACCOUNT_ID, issueSignInLink } from "./local-sign-in-link";
 import {
   applyMigrations,
   descendantsOf,
@@ -37,7 +38,6 @@ const root = projectRoot;
 const localDir = join(root, ".local");
 const API_PORT = Number(process.env.PORT ?? 8787);
 const REPLICA_PORT = Number(process.env.REPLICA_PORT ?? 8788);
-const DEV_ACCOUNT_ID = "acct_dev";
 const DEV_KEY_ID = "key_dev";
 const SIGN_UP_CREDITS = 1500;
 const VERBOSE = process.argv.includes("--verbose") || process.env.VERBOSE === "1";
@@ -62,18 +62,15 @@ async function requireFreePort(port: number, variable: string): Promise<void> {
   }
 }
 
-/** A one-time dashboard sign-in link for the dev account, issued through the operator API like any customer's. */
-async function dashboardLoginLink(base: string, adminToken: string): Promise<string> {
+/** The banner's two lines about a one-time dashboard sign-in link for the dev account, or why there is none. */
+async function dashboardLoginLink(base: string, adminToken: string): Promise<{ url: string; note: string }> {
+  const another = "another one: npm run sign-in-link";
   try {
-    const response = await fetch(`${base}/admin/accounts/${DEV_ACCOUNT_ID}/login-links`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${adminToken}` },
-    });
-    if (!response.ok) return `(could not issue a sign-in link: HTTP ${response.status})`;
-    const { login_url: loginUrl } = (await response.json()) as { login_url: string };
-    return loginUrl;
+    const link = await issueSignInLink(base, adminToken, DEV_ACCOUNT_ID);
+    const until = new Date(link.expiresAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+    return { url: link.loginUrl, note: `(one-time sign-in link for ${DEV_ACCOUNT_ID}, valid until ${until}; ${another})` };
   } catch (error) {
-    return `(could not issue a sign-in link: ${String(error)})`;
+    return { url: `(could not issue a sign-in link: ${error instanceof Error ? error.message : String(error)})`, note: `(${another})` };
   }
 }
 
@@ -198,7 +195,7 @@ async function main(): Promise<void> {
   } catch (error) {
     console.warn(`Could not recover pending jobs: ${String(error)}`);
   }
-  const loginUrl = await dashboardLoginLink(base, adminToken);
+  const signInLink = await dashboardLoginLink(base, adminToken);
   console.log(`
 ────────────────────────────────────────────────────────────────────────
  API            ${base}        (docs: ${base}/docs)
@@ -207,8 +204,8 @@ async function main(): Promise<void> {
  Admin token    ${adminToken}
                 (also in .local/admin-token)
  Scrapers drive ${sites}
- Dashboard      ${loginUrl}
-                (one-time, short-lived sign-in link for ${DEV_ACCOUNT_ID}; a new one on every start)
+ Dashboard      ${signInLink.url}
+                ${signInLink.note}
  Try it:
    curl -s -H "X-API-Key: ${apiKey}" \\
      "${base}/scrapers/grok?prompt=What%20are%20people%20saying%20about%20Starship%3F"

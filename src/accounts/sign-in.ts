@@ -10,7 +10,13 @@ import { randomToken, sha256Hex } from "../util/crypto";
 
 /** How long a sign-in link works unless the operator asks otherwise: long enough to open an e-mail, short enough to go stale. */
 export const LOGIN_LINK_DEFAULT_MINUTES = 60;
+export const LOGIN_LINK_MIN_MINUTES = 5;
 export const LOGIN_LINK_MAX_MINUTES = 24 * 60;
+/**
+ * How long a link's row outlives its expiry (it can sign no one in by then): someone who opens a week-old link is told
+ * it expired, rather than that it is unknown.
+ */
+const EXPIRED_LINK_ROW_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * The URL to send the customer. The token is the fragment: the page at /dashboard/login reads it in the browser and
@@ -46,23 +52,45 @@ export async function issueLoginLink(db: D1Database, accountId: string, ttlMs: n
 }
 
 /**
+ * What using a link did: signed in to `accountId`, or why not. `unknown` covers a token that was never issued, a link
+ * replaced by a newer one that was used, one ended by the operator, and one whose row is gone since it expired.
+ */
+export type LoginLinkUse =
+  | { outcome: "signed_in"; accountId: string }
+  | { outcome: "used"; usedAt: string }
+  | { outcome: "expired"; expiredAt: string }
+  | { outcome: "unknown" };
+
+/**
  * Uses the link up (one UPDATE, so two concurrent uses cannot both succeed) and ends every older unused link of the
  * account: whoever holds an older link (a forwarded e-mail, a shared screen) cannot sign in after the customer did.
- * Returns the link's account, or null.
+ * A link that cannot be used is looked up once more to say why (already used, or expired).
  */
-export async function consumeLoginLink(db: D1Database, token: string, now = new Date()): Promise<string | null> {
+export async function consumeLoginLink(db: D1Database, token: string, now = new Date()): Promise<LoginLinkUse> {
+  const tokenHash = await sha256Hex(token);
   const row = await db
     .prepare(
       "UPDATE login_links SET used_at = ?1 WHERE token_hash = ?2 AND used_at IS NULL AND expires_at > ?1 RETURNING account_id, created_at",
     )
-    .bind(now.toISOString(), await sha256Hex(token))
+    .bind(now.toISOString(), tokenHash)
     .first<{ account_id: string; created_at: string }>();
-  if (row === null) return null;
+  if (row === null) return whyUnusable(db, tokenHash);
   await db
     .prepare("DELETE FROM login_links WHERE account_id = ? AND used_at IS NULL AND created_at <= ?")
     .bind(row.account_id, row.created_at)
     .run();
-  return row.account_id;
+  return { outcome: "signed_in", accountId: row.account_id };
+}
+
+async function whyUnusable(db: D1Database, tokenHash: string): Promise<LoginLinkUse> {
+  const link = await db
+    .prepare("SELECT expires_at, used_at FROM login_links WHERE token_hash = ?")
+    .bind(tokenHash)
+    .first<{ expires_at: string; used_at: string | null }>();
+  if (link === null) return { outcome: "unknown" };
+  // A used link says so even after it expired: "already used" is the more useful of the two to hear.
+  if (link.used_at !== null) return { outcome: "used", usedAt: link.used_at };
+  return { outcome: "expired", expiredAt: link.expires_at };
 }
 
 /**
@@ -118,12 +146,15 @@ export async function endAccountSessions(db: D1Database, accountId: string): Pro
   return sessions?.meta.changes ?? 0;
 }
 
-/** Housekeeping, run opportunistically when links and sessions are created: expired rows have no use. */
+/**
+ * Housekeeping, run opportunistically when links and sessions are created: expired sessions have no use; expired
+ * links are kept a week longer, only to tell whoever opens one that it expired.
+ */
 export async function deleteExpiredSignInRows(db: D1Database, now = new Date()): Promise<void> {
-  const cutoff = now.toISOString();
+  const linkCutoff = new Date(now.getTime() - EXPIRED_LINK_ROW_RETENTION_MS).toISOString();
   await db.batch([
-    db.prepare("DELETE FROM login_links WHERE expires_at <= ?").bind(cutoff),
-    db.prepare("DELETE FROM dashboard_sessions WHERE expires_at <= ?").bind(cutoff),
+    db.prepare("DELETE FROM login_links WHERE expires_at <= ?").bind(linkCutoff),
+    db.prepare("DELETE FROM dashboard_sessions WHERE expires_at <= ?").bind(now.toISOString()),
   ]);
 }
 

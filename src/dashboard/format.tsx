@@ -26,6 +26,16 @@ export function formatShortDay(isoDay: string): string {
   return SHORT_DAY.format(new Date(`${isoDay}T00:00:00Z`));
 }
 
+/** A span of time to the nearest unit worth saying: "45 s", "12 min", "2 h", "10 h 36 min" (seconds dropped from an hour up). */
+export function formatDuration(milliseconds: number): string {
+  const seconds = Math.round(milliseconds / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return seconds % 60 === 0 ? `${minutes} min` : `${minutes} min ${seconds % 60} s`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
+}
+
 /** An absolute time in UTC, converted to the visitor's zone by the page script. */
 export function Time({ iso }: { iso: string }) {
   const date = new Date(iso);

@@ -23,7 +23,7 @@ import { API_KEY_SCOPES, DEFAULT_API_KEY_SCOPE, isApiKeyScope } from "../auth/ap
 import { ServiceError, toServiceError } from "../errors";
 import type { AppEnv } from "../http/app-env";
 import { enforceBodyCap } from "../http/body-limit";
-import { redactedUrl, requestBaseUrl } from "../http/request-context";
+import { isLoopbackRequest, redactedUrl, requestBaseUrl } from "../http/request-context";
 import { requestLogLine } from "../http/request-id";
 import { logLine, type LogSubject, requestSubject } from "../util/log-line";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
@@ -38,7 +38,7 @@ import { OverviewPage } from "./pages/overview";
 import { registerWebhookPages } from "./pages/webhooks";
 import { readJobWithRequest } from "./playground/owned-job";
 import { registerPlaygroundPages } from "./playground/routes";
-import { ConfirmSignInPage, MessagePage, SignInHelpPage } from "./pages/sign-in";
+import { ConfirmSignInPage, MessagePage, SignInHelpPage, UnusableLinkPage } from "./pages/sign-in";
 import {
   SESSION_TTL_MS,
   clearLoginNonceCookie,
@@ -207,7 +207,7 @@ function createDashboard(): Hono<AppEnv> {
   dashboard.get("/sign-in", async (c) => {
     if ((await currentSession(c, null)) !== null) return c.redirect("/dashboard", 303);
     const notice = c.req.query("signed_out") !== undefined ? "You have signed out." : undefined;
-    return c.html(<SignInHelpPage notice={notice} />);
+    return c.html(<SignInHelpPage notice={notice} local={isLoopbackRequest(c)} />);
   });
 
   // A sign-in link is /dashboard/login#<token>: the token stays in the browser, and the page's form posts it.
@@ -217,7 +217,7 @@ function createDashboard(): Hono<AppEnv> {
   dashboard.get("/login/:token", async (c) => {
     const token = c.req.param("token");
     if (LOGIN_TOKEN_PATTERN.test(token)) await endExposedLoginLink(c.env.DB, token);
-    return c.html(<UnusableLinkPage />, 404);
+    return c.html(<UnusableLinkPage link={{ outcome: "unknown" }} local={isLoopbackRequest(c)} />, 404);
   });
 
   dashboard.post("/login", async (c) => {
@@ -234,10 +234,9 @@ function createDashboard(): Hono<AppEnv> {
         403,
       );
     }
-    const accountId = LOGIN_TOKEN_PATTERN.test(token) ? await consumeLoginLink(c.env.DB, token) : null;
-    if (accountId === null) {
-      return c.html(<UnusableLinkPage />, 400);
-    }
+    const use = LOGIN_TOKEN_PATTERN.test(token) ? await consumeLoginLink(c.env.DB, token) : { outcome: "unknown" as const };
+    if (use.outcome !== "signed_in") return c.html(<UnusableLinkPage link={use} local={isLoopbackRequest(c)} />, 400);
+    const { accountId } = use;
     // A fresh session id at every sign-in: a session id known before signing in is worth nothing after it.
     const previous = await readSessionCookie(c, secret);
     if (previous !== null) await endSession(c.env.DB, previous);
@@ -441,15 +440,6 @@ function createDashboard(): Hono<AppEnv> {
   });
 
   return dashboard;
-}
-
-/** A sign-in link that is invalid, expired or already used: the same answer whichever it is. */
-function UnusableLinkPage() {
-  return (
-    <MessagePage title="This sign-in link cannot be used" action={{ href: "/dashboard/sign-in", label: "How to sign in" }}>
-      It is invalid, has expired, or was already used: each link works once. Ask your account manager for a new one.
-    </MessagePage>
-  );
 }
 
 export function registerDashboardRoutes(app: OpenAPIHono<AppEnv>): void {

@@ -9,6 +9,7 @@ import { MAX_ACTIVE_KEYS, createApiKey, listApiKeys, revokeApiKey, type ApiKeySu
 import {
   LOGIN_LINK_DEFAULT_MINUTES,
   LOGIN_LINK_MAX_MINUTES,
+  LOGIN_LINK_MIN_MINUTES,
   deleteExpiredSignInRows,
   endAccountSessions,
   issueLoginLink,
@@ -182,12 +183,14 @@ const AdjustCreditsBody = strictBody({
     .openapi({ description: "Recorded in the credit ledger", example: "Invoice 2026-114 paid" }),
 }).openapi("AdjustCredits");
 
+const TTL_MINUTES_RULE = `must be an integer from ${LOGIN_LINK_MIN_MINUTES} to ${LOGIN_LINK_MAX_MINUTES}`;
+
 const LoginLinkBody = strictBody({
   ttl_minutes: z
-    .number({ error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-    .int({ error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-    .min(5, { error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
-    .max(LOGIN_LINK_MAX_MINUTES, { error: `must be an integer from 5 to ${LOGIN_LINK_MAX_MINUTES}` })
+    .number({ error: TTL_MINUTES_RULE })
+    .int({ error: TTL_MINUTES_RULE })
+    .min(LOGIN_LINK_MIN_MINUTES, { error: TTL_MINUTES_RULE })
+    .max(LOGIN_LINK_MAX_MINUTES, { error: TTL_MINUTES_RULE })
     .optional()
     .openapi({ description: "How long the link stays valid", default: LOGIN_LINK_DEFAULT_MINUTES }),
 }).openapi("CreateLoginLink");

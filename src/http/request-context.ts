@@ -9,19 +9,26 @@ import { requestLogLine } from "./request-id";
 export const BASE_URL_NOT_CONFIGURED_DETAIL =
   "This deployment is missing its public address (PUBLIC_BASE_URL). The operators have been alerted.";
 
+/** Hosts that can only be this machine: loopback addresses and RFC 6761 `localhost`. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 /**
- * Hosts that can only be this machine or a test harness (loopback, RFC 6761 `localhost` and RFC 2606 `.test`): for
- * them, and only for them, the request's own origin stands in for a missing PUBLIC_BASE_URL.
+ * Hosts that can only be this machine or a test harness (loopback and RFC 2606 `.test`): for them, and only for them,
+ * the request's own origin stands in for a missing PUBLIC_BASE_URL.
  */
 function isLocalHost(hostname: string): boolean {
-  const host = hostname.toLowerCase();
-  return (
-    host === "localhost" ||
-    host.endsWith(".localhost") ||
-    host.endsWith(".test") ||
-    host === "[::1]" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
+  return isLoopbackHost(hostname) || hostname.toLowerCase().endsWith(".test");
+}
+
+/**
+ * Whether the visitor reached this deployment on this machine's own address (`npm start`'s 127.0.0.1:8787): then it is
+ * a local deployment, and pages can name the project's commands instead of "ask whoever gave you access".
+ */
+export function isLoopbackRequest(c: Context<AppEnv>): boolean {
+  return isLoopbackHost(new URL(c.req.url).hostname);
 }
 
 /**

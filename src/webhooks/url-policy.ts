@@ -61,6 +61,17 @@ function loopbackAllowance(raw: string, url: URL, settings: Pick<UrlPolicySettin
   return writtenHost === url.hostname;
 }
 
+/** What this policy accepts, as a page states it: a public URL's ports, and the hosts the loopback allowance covers. */
+export interface WebhookUrlRules {
+  ports: readonly number[];
+  /** null when the allowance is off (every deployment but local development). */
+  loopbackHosts: readonly string[] | null;
+}
+
+export function webhookUrlRules(settings: Pick<UrlPolicySettings, "allowLoopback">): WebhookUrlRules {
+  return { ports: ALLOWED_WEBHOOK_PORTS, loopbackHosts: settings.allowLoopback ? [...PLAIN_LOOPBACK_HOSTS] : null };
+}
+
 function portOf(url: URL): number {
   if (url.port !== "") return Number(url.port);
   return url.protocol === "https:" ? 443 : 80;

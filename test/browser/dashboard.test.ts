@@ -88,11 +88,12 @@ describe("the dashboard in Chromium", () => {
     expect(await creditsShown()).toBe("1,500");
     await shot("03-overview-new-account");
 
-    // The link was used up: signing in with it again is refused.
+    // The link was used up: signing in with it again is refused, and this local stack names the command for a new one.
     const reused = await context.newPage();
     await reused.goto(loginUrl);
     await reused.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => reused.getByRole("heading", { name: "This sign-in link cannot be used" }).isVisible()).toBe(true);
+    await expect.poll(() => reused.getByRole("heading", { name: "This sign-in link was already used" }).isVisible()).toBe(true);
+    expect(await reused.getByTestId("new-link-advice").textContent()).toContain("npm run sign-in-link");
     await reused.close();
   });
 

@@ -6,7 +6,9 @@
  * done; products and social posts are cards; the jobs list links to the viewer; errors are shown and cost nothing.
  * A screenshot of every step is kept in test-artifacts/playground/.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -99,7 +101,7 @@ describe("the playground and the result viewer in Chromium", () => {
     await shot("01-playground");
   });
 
-  it("shows only the chosen scraper's own parameters and greys out the countries it refuses", async () => {
+  it("shows only the chosen scraper's own parameters and offers only the countries it serves", async () => {
     // ChatGPT first: markdown_json only.
     await expect.poll(() => page.locator("#pg-chatgpt-markdown_json").isVisible(), { timeout: 10_000 }).toBe(true);
     expect(await page.locator("#pg-grok-mode").isVisible()).toBe(false);
@@ -112,22 +114,35 @@ describe("the playground and the result viewer in Chromium", () => {
     // Perplexity serves Japan; choose it, then switch to Grok, which does not.
     await page.locator("#pg-country").selectOption("JP");
 
+    // Grok does not serve Japan: the choice is kept (never swapped for another country), the page says a run with it
+    // is refused, and the other countries Grok refuses are not offered.
     await chooseScraper("grok");
     await expect.poll(() => page.locator("#pg-grok-mode").isVisible()).toBe(true);
     expect(await page.locator("#pg-perplexity-web_search").isVisible()).toBe(false);
-    expect(await page.locator('#pg-country option[value="JP"]').isDisabled()).toBe(true);
+    expect(await page.locator("#pg-country").inputValue()).toBe("JP");
+    expect(await page.locator("[data-country-hint]").textContent()).toBe(
+      "Grok does not serve JP: a run with it is refused (HTTP 400) and costs nothing. Choose another country.",
+    );
     expect(await page.locator('#pg-country option[value="TW"]').isDisabled()).toBe(true);
-    expect(await page.locator("#pg-country").inputValue()).toBe("US");
-    expect(await page.locator("[data-country-hint]").textContent()).toContain("Grok does not serve JP");
     expect(await page.locator("#pg-grok-mode option").allTextContents()).toEqual([
       "MODEL_MODE_AUTO (default)",
       "MODEL_MODE_FAST",
       "MODEL_MODE_EXPERT",
     ]);
+    // Once another country is chosen, Japan is no longer offered for Grok.
+    await page.locator("#pg-country").selectOption("US");
+    await expect.poll(() => page.locator('#pg-country option[value="JP"]').isDisabled()).toBe(true);
+    expect(await page.locator("[data-country-hint]").textContent()).toContain("The list holds the countries this scraper serves.");
 
     await chooseScraper("amazon_rufus");
     await expect.poll(() => page.locator('#pg-country option[value="CN"]').isDisabled()).toBe(true);
     expect(await page.locator('#pg-country option[value="DE"]').isDisabled()).toBe(false);
+    const offered = await page
+      .locator("#pg-country option:not([disabled])")
+      .evaluateAll((options) => options.map((option) => option.getAttribute("value")));
+    // Some of Amazon's marketplaces with Rufus, and a country without one.
+    for (const marketplace of ["US", "GB", "DE", "FR", "IT", "ES", "CA", "JP"]) expect(offered).toContain(marketplace);
+    expect(offered).not.toContain("CN");
     expect(await page.locator('[data-for-scraper="amazon_rufus"].own-params').textContent()).toContain("no parameters of its own");
     await shot("02-amazon-countries");
 
@@ -136,16 +151,20 @@ describe("the playground and the result viewer in Chromium", () => {
     await shot("03-grok-form");
   });
 
-  it("keeps the curl, Python and JavaScript snippets in step with the form, with the key masked", async () => {
+  it("keeps the curl, Python and JavaScript snippets in step with the form, reading the key from API_KEY", async () => {
     await page.locator("#pg-key").selectOption({ label: `Evaluation (${evaluationKey.display_prefix}…)` });
     await page.locator("#pg-prompt").fill(SCRIPT_PROMPT);
     const curl = page.locator("#snippet-curl");
     await expect.poll(() => curl.textContent(), { timeout: 10_000 }).toContain(`--data-urlencode 'prompt=${SCRIPT_PROMPT}'`);
     const code = (await curl.textContent()) ?? "";
-    expect(code).toContain(`curl -fsS -G '${baseUrl}/scrapers/grok'`);
+    expect(code).toContain('curl -fsS -G "$API_URL/scrapers/grok"');
+    expect(code).toContain(`API_URL='${baseUrl}'`);
     expect(code).toContain("--data-urlencode 'mode=MODEL_MODE_FAST'");
-    expect(code).toContain(`X-API-Key: ${evaluationKey.display_prefix}…`);
-    expect(await page.locator("#snippet-python").textContent()).toContain(`"prompt": ${JSON.stringify(SCRIPT_PROMPT)},`);
+    expect(code).toContain('-H "X-API-Key: $API_KEY"');
+    expect(code).toContain(`your full key ${evaluationKey.display_prefix}…`);
+    const python = (await page.locator("#snippet-python").textContent()) ?? "";
+    expect(python).toContain(`"prompt": ${JSON.stringify(SCRIPT_PROMPT)},`);
+    expect(python).toContain("import urllib.request");
     expect(await page.locator("#snippet-javascript").textContent()).toContain(`"mode": "MODEL_MODE_FAST",`);
     expect(await page.content()).not.toContain(evaluationKey.api_key);
 
@@ -317,6 +336,23 @@ describe("the playground and the result viewer in Chromium", () => {
   });
 
   it("a refused run says why, keeps the form and charges nothing", async () => {
+    // A link naming a country Grok does not serve: the API's refusal at once, and Japan stays chosen after the page
+    // script ran; running it anyway is refused the same way.
+    const refusal = "invalid_parameter: country: JP is not supported by the grok scraper";
+    await page.goto("/dashboard/playground?scraper=grok&prompt=Anything%20new%3F&country=JP");
+    expect(await page.getByTestId("run-error").locator("p").first().textContent()).toBe(refusal);
+    expect(await page.locator("#pg-country").inputValue()).toBe("JP");
+    expect(await page.locator("[data-country-hint]").textContent()).toContain("Grok does not serve JP");
+    await shot("12-link-country-refused");
+    await page.locator("#pg-key").selectOption({ label: `Evaluation (${evaluationKey.display_prefix}…)` });
+    await page.getByRole("button", { name: /^Run/ }).click({ timeout: SCRAPE_TIMEOUT_MS });
+    await expect
+      .poll(() => page.getByTestId("run-error").locator("h2").textContent(), { timeout: 15_000 })
+      .toContain("The run was refused");
+    expect(await page.getByTestId("run-error").locator("p").first().textContent()).toBe(refusal);
+    expect(await page.locator("#pg-country").inputValue()).toBe("JP");
+    expect(await creditsLeft(evaluationKey.api_key)).toBe(1491);
+
     await page.goto("/dashboard/playground?scraper=grok&prompt=Anything%20new%3F");
     await page.locator("#pg-key").selectOption({ label: `Spare (${spareKey.display_prefix}…)` });
     // The key is revoked while the page is open.
@@ -326,7 +362,59 @@ describe("the playground and the result viewer in Chromium", () => {
     expect(await page.getByTestId("run-error").textContent()).toContain("choose one of your active API keys");
     expect(await page.locator("#pg-prompt").inputValue()).toBe("Anything new?");
     expect(await creditsLeft(evaluationKey.api_key)).toBe(1491);
-    await shot("12-refused");
+    await shot("13-refused");
+  });
+
+  it("the snippets run as written, with only API_KEY and API_URL in the environment", async () => {
+    // Another account pays for these runs, so the balances checked above stay as they are.
+    const account = await admin<{ account_id: string }>("/admin/accounts", "POST", { name: "Snippet runner" });
+    const { api_key: apiKey } = await admin<{ api_key: string }>(`/admin/accounts/${account.account_id}/keys`, "POST", {
+      name: "Snippets",
+    });
+    const workDir = mkdtempSync(join(tmpdir(), "playground-snippets-"));
+    const snippetsOf = async (query: Record<string, string>): Promise<Record<"curl" | "python" | "javascript", string>> => {
+      const response = await page.request.get(`/dashboard/playground/snippets?${new URLSearchParams(query)}`);
+      expect(response.status()).toBe(200);
+      return (await response.json()) as Record<"curl" | "python" | "javascript", string>;
+    };
+    const execute = async (language: "curl" | "python" | "javascript", code: string) => {
+      const file = join(workDir, { curl: "snippet.sh", python: "snippet.py", javascript: "snippet.mjs" }[language]);
+      writeFileSync(file, `${code}\n`);
+      const command = { curl: "bash", python: "python3", javascript: process.execPath }[language];
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", API_KEY: apiKey, API_URL: baseUrl };
+      return new Promise<{ code: number; stdout: string; stderr: string }>((resolveRun) => {
+        execFile(command, [file], { cwd: workDir, env, timeout: SCRAPE_TIMEOUT_MS }, (error, stdout, stderr) => {
+          resolveRun({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr });
+        });
+      });
+    };
+    try {
+      const prompt = "What is new with Starship?";
+      const sync = await snippetsOf({ scraper: "grok", prompt, run: "sync" });
+      const curl = await execute("curl", sync.curl);
+      expect(curl.code, curl.stderr).toBe(0);
+      expect(JSON.parse(curl.stdout)).toMatchObject({ scraper: "grok", status: "done", prompt });
+      for (const language of ["python", "javascript"] as const) {
+        const result = await execute(language, sync[language]);
+        expect(result.code, `${language}: ${result.stderr}`).toBe(0);
+        expect(result.stdout, language).toContain(`You asked: "${prompt}"`);
+      }
+      const job = await snippetsOf({ scraper: "perplexity", prompt: "Who built the Eiffel Tower?", run: "job" });
+      for (const language of ["python", "javascript"] as const) {
+        const result = await execute(language, job[language]);
+        expect(result.code, `${language}: ${result.stderr}`).toBe(0);
+        expect(result.stdout, language).toContain('You asked: "Who built the Eiffel Tower?"');
+      }
+      // A refused request ends with the API's status and detail, not a stack trace.
+      const refused = await snippetsOf({ scraper: "grok", prompt, country: "JP", run: "sync" });
+      for (const language of ["python", "javascript"] as const) {
+        const result = await execute(language, refused[language]);
+        expect(result.code, language).not.toBe(0);
+        expect(result.stderr, language).toContain("400: country: JP is not supported by the grok scraper");
+      }
+    } finally {
+      rmSync(workDir, { recursive: true, force: true });
+    }
   });
 
   it("reads well on a phone", async () => {
@@ -335,8 +423,8 @@ describe("the playground and the result viewer in Chromium", () => {
     await phone.goto("/dashboard/jobs");
     const resultPath = (await phone.locator('[data-job-id] a[href^="/dashboard/results/"]').first().getAttribute("href")) ?? "";
     for (const [path, name] of [
-      ["/dashboard/playground", "13-phone-playground"],
-      [resultPath, "14-phone-result"],
+      ["/dashboard/playground", "14-phone-playground"],
+      [resultPath, "15-phone-result"],
     ] as const) {
       await phone.goto(path);
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

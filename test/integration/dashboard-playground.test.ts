@@ -155,8 +155,56 @@ describe("the playground form", () => {
     // No key: the run button is disabled and the page says how to get one.
     expect(html).toContain('data-testid="no-keys"');
     expect(html).toMatch(/<button class="btn btn-primary" type="submit" disabled=""/);
-    // The copilot refuses JP: greyed out for it.
-    expect(html).toMatch(/<option value="JP" disabled="">/);
+    // Copilot refuses JP: the list does not offer it.
+    expect(html).toMatch(/<option value="JP" hidden="" disabled="">/);
+  });
+
+  it("a link or a form naming a country the scraper does not serve is refused as the API refuses it, and nothing is charged", async () => {
+    const account = await newAccount();
+    const key = await newKey(account.account_id, "Mine");
+    // What the API itself answers for Grok in Japan.
+    const fromApi = await api("/scrapers/grok?prompt=What%20is%20new%3F&country=JP", { apiKey: key.api_key });
+    expect(fromApi.status).toBe(400);
+    const apiError = (await fromApi.json()) as { detail: string; code: string };
+    expect(apiError).toMatchObject({ detail: "country: JP is not supported by the grok scraper", code: "invalid_parameter" });
+    const shownError = `<code data-testid="run-error-code">${apiError.code}</code>: <span data-testid="run-error-detail">${apiError.detail}</span>`;
+    const { visitor, csrf } = await signIn(account.account_id);
+
+    // A link asking for it: refused before anything runs, and Japan stays chosen (never swapped for the US).
+    const linked = await visitor.get("/dashboard/playground?scraper=grok&prompt=What%20is%20new%3F&country=jp&run=job");
+    expect(linked.status).toBe(400);
+    const html = decodeEntities(await linked.text());
+    expect(html).toContain("The API refuses this link's request (HTTP 400)");
+    expect(html).toContain(shownError);
+    expect(html).toMatch(/<option value="JP" selected="">/);
+    expect(html).toContain("Grok does not serve JP: a run with it is refused (HTTP 400) and costs nothing.");
+    // Besides the chosen one, the list offers only Grok's countries.
+    expect(html).toMatch(/<option value="TW" hidden="" disabled="">/);
+    expect(html).toMatch(/<option value="US">/);
+
+    // Running the form as the link filled it: the API's refusal again, as a job and as a run that waits.
+    for (const run of ["job", "sync"]) {
+      const refused = await visitor.post("/dashboard/playground", grokRun(csrf, key.key_id, { country: "JP", run }));
+      expect(refused.status, run).toBe(400);
+      expect(decodeEntities(await refused.text()), run).toContain(shownError);
+    }
+
+    // A code that is no country at all is kept as typed and refused as the API refuses it.
+    const typo = decodeEntities(await (await visitor.get("/dashboard/playground?scraper=grok&prompt=Hi&country=XX")).text());
+    expect(typo).toContain("country: XX is not an assigned ISO 3166-1 alpha-2 country code");
+    expect(typo).toMatch(/<option value="XX" selected="" data-unassigned="">XX<\/option>/);
+
+    // Amazon offers its marketplaces only; a link with one of them is not refused.
+    const amazon = await visitor.get("/dashboard/playground?scraper=amazon_rufus&country=DE");
+    expect(amazon.status).toBe(200);
+    const amazonHtml = await amazon.text();
+    expect(amazonHtml).not.toContain('data-testid="run-error"');
+    expect(amazonHtml).toMatch(/<option value="DE" selected="">/);
+    expect(amazonHtml).toMatch(/<option value="JP">/);
+    expect(amazonHtml).toMatch(/<option value="CN" hidden="" disabled="">/);
+
+    expect(await balanceOf(account.account_id)).toBe(1500);
+    expect(await chargesOf(account.account_id)).toEqual([]);
   });
 });
 
@@ -420,7 +468,7 @@ describe("the result viewer and the jobs list", () => {
 });
 
 describe("snippets", () => {
-  it("write the form as curl, Python and JavaScript with the key masked and every value quoted for its language", async () => {
+  it("write the form as curl, Python (urllib.request) and JavaScript (fetch) with API_KEY and API_URL, every value quoted for its language", async () => {
     const account = await newAccount();
     const key = await newKey(account.account_id, "Snippets");
     const { visitor } = await signIn(account.account_id);
@@ -437,21 +485,31 @@ describe("snippets", () => {
     const response = await visitor.get(`/dashboard/playground/snippets?${query}`);
     expect(response.status).toBe(200);
     const snippets = (await response.json()) as { curl: string; python: string; javascript: string };
+    // The key comes from API_KEY; the chosen key is only named by its first characters, so the reader knows which.
     const masked = `${key.display_prefix}…`;
     for (const code of Object.values(snippets)) {
-      expect(code).toContain(masked);
+      expect(code).toContain(`your full key ${masked}`);
       expect(code).not.toContain(key.api_key);
+      expect(code).not.toMatch(/\bBASE_URL\b|\bKEY=|\$KEY\b|\$API\b/);
     }
     // web_search is a checkbox the form did not send: off, which is not the default, so it is written out.
-    expect(snippets.curl).toContain(`curl -fsS -G '${BASE}/scrapers/perplexity'`);
+    expect(snippets.curl).toContain(`#   export API_KEY='…' API_URL='${BASE}'`);
+    expect(snippets.curl).toContain(`curl -fsS -G "$API_URL/scrapers/perplexity" \\\n  -H "X-API-Key: $API_KEY"`);
     expect(snippets.curl).toContain(`--data-urlencode 'prompt=It'\\''s "quoted", costs $5 \\ and\nspans lines'`);
     expect(snippets.curl).toContain("--data-urlencode 'country=FR'");
     expect(snippets.curl).toContain("--data-urlencode 'web_search=false'");
     expect(snippets.curl).toContain("--data-urlencode 'timeout=120'");
+    // Python: the standard library only.
+    expect(snippets.python).toContain('API_KEY = os.environ["API_KEY"]');
+    expect(snippets.python).toContain(`API_URL = os.environ.get("API_URL", "${BASE}")`);
     expect(snippets.python).toContain(`"prompt": ${JSON.stringify(prompt)},`);
-    expect(snippets.python).toContain(`requests.get(\n    "${BASE}/scrapers/perplexity",`);
+    expect(snippets.python).toContain('urllib.request.Request(f"{API_URL}/scrapers/perplexity?{params}", headers={"X-API-Key": API_KEY})');
+    expect(snippets.python).not.toMatch(/\brequests\.|import requests/);
+    expect(snippets.javascript).toContain("const API_KEY = process.env.API_KEY;");
+    expect(snippets.javascript).toContain(`const API_URL = process.env.API_URL ?? "${BASE}";`);
     expect(snippets.javascript).toContain(`"prompt": ${JSON.stringify(prompt)},`);
-    expect(snippets.javascript).toContain(`await fetch("${BASE}/scrapers/perplexity?" + params`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet's own JavaScript template literal
+    expect(snippets.javascript).toContain("await fetch(`${API_URL}/scrapers/perplexity?${params}`");
 
     // As a job: the jobs endpoint and polling; defaults are left out.
     const job = new URLSearchParams({ scraper: "grok", prompt: "hi", run: "job" });
@@ -460,14 +518,28 @@ describe("snippets", () => {
       python: string;
       javascript: string;
     };
-    expect(jobSnippets.curl).toContain(`curl -fsS -G -X POST '${BASE}/scrapers/grok/jobs'`);
-    expect(jobSnippets.curl).toContain(`curl -fsS '${BASE}/jobs/JOB_ID'`);
+    expect(jobSnippets.curl).toContain('curl -fsS -G -X POST "$API_URL/scrapers/grok/jobs"');
+    expect(jobSnippets.curl).toContain('curl -fsS "$API_URL/jobs/JOB_ID"');
     expect(jobSnippets.curl).not.toContain("mode=");
-    expect(jobSnippets.python).toContain('f"{BASE_URL}/jobs/{job_id}"');
+    expect(jobSnippets.python).toContain('method="POST"');
+    expect(jobSnippets.python).toContain('urllib.request.urlopen(f"{API_URL}/jobs/{job_id}", timeout=30)');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet's own JavaScript template literal
     expect(jobSnippets.javascript).toContain("/scrapers/grok/jobs?${params}");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet's own JavaScript template literal
+    expect(jobSnippets.javascript).toContain("fetch(`${API_URL}/jobs/${jobId}`)");
+    // No key chosen: the snippets still read API_KEY, and say any key will do.
+    for (const code of Object.values(jobSnippets)) expect(code).toContain("your API key (shown once, when it was created)");
 
     expect((await new Visitor().get(`/dashboard/playground/snippets?${query}`)).status).toBe(401);
+  });
+
+  it("the overview's quick start uses the same variables", async () => {
+    const account = await newAccount();
+    const { visitor } = await signIn(account.account_id);
+    const overview = decodeEntities(await (await visitor.get("/dashboard")).text());
+    const quickStart = /data-testid="quick-start"><code>([\s\S]*?)<\/code>/.exec(overview)?.[1] ?? "";
+    expect(quickStart).toContain(`#   export API_KEY='…' API_URL='${BASE}'`);
+    expect(quickStart).toContain('curl -fsS -G "$API_URL/scrapers/grok" \\\n  -H "X-API-Key: $API_KEY"');
   });
 });
 

@@ -78,10 +78,10 @@ describe("signing in", () => {
     expect(overview.status).toBe(200);
     expect(await overview.text()).toContain("Linkers Ltd");
 
-    // The link is used up: a second visitor cannot use it.
+    // The link is used up: a second visitor cannot use it, and is told so.
     const again = await usesUp(path);
     expect(again.status).toBe(400);
-    expect(await again.text()).toContain("This sign-in link cannot be used");
+    expect(await again.text()).toContain("This sign-in link was already used");
   });
 
   it("two concurrent uses of one link: exactly one signs in", async () => {
@@ -96,13 +96,75 @@ describe("signing in", () => {
     expect(statuses.map((response) => response.status).sort()).toEqual([303, 400, 400]);
   });
 
-  it("refuses an expired link", async () => {
+  it("a link expires an hour after it is issued unless the operator asks otherwise (bounds: test/integration/admin.test.ts)", async () => {
+    const account = await newAccount();
+    const issuedAfter = Date.now();
+    const { expires_at: expiresAt } = await adminJson<{ expires_at: string }>(
+      `/admin/accounts/${account.account_id}/login-links`,
+      { method: "POST" },
+      201,
+    );
+    // workerd's clock moves only across I/O, so the two ends of the request may see it a millisecond apart.
+    const lifetimeMs = new Date(expiresAt).getTime() - issuedAfter;
+    expect(Math.abs(lifetimeMs - 60 * 60_000)).toBeLessThan(60_000);
+  });
+
+  it("an expired link says it expired, and that whoever gave access issues a new one", async () => {
     const account = await newAccount();
     const path = await loginLink(account.account_id);
+    const expiredAt = new Date(Date.now() - 60_000);
     await env.DB.prepare("UPDATE login_links SET expires_at = ? WHERE account_id = ?")
-      .bind(new Date(Date.now() - 1000).toISOString(), account.account_id)
+      .bind(expiredAt.toISOString(), account.account_id)
       .run();
-    expect((await usesUp(path)).status).toBe(400);
+    const response = await usesUp(path);
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain("<h1>This sign-in link has expired</h1>");
+    const shownExpiry = /It stopped working on <time datetime="([^"]+)"/.exec(html)?.[1] ?? "";
+    expect(new Date(shownExpiry).getTime()).toBe(expiredAt.getTime());
+    expect(html).toContain("Ask whoever gave you access for a new one.");
+    expect(html).not.toContain("npm run");
+    expect(html).not.toContain("account manager");
+    // Housekeeping (run when a link is issued) keeps the expired link's row, so a second try still says why.
+    await loginLink(account.account_id);
+    expect(await (await usesUp(path)).text()).toContain("<h1>This sign-in link has expired</h1>");
+  });
+
+  it("a used link says it was used and when; on a local deployment it names the command that prints a new link", async () => {
+    const account = await newAccount();
+    const path = await loginLink(account.account_id);
+    const usedAfter = Date.now();
+    expect((await usesUp(path)).status).toBe(303);
+
+    const deployed = await (await usesUp(path)).text();
+    expect(deployed).toContain("<h1>This sign-in link was already used</h1>");
+    const usedAt = /It signed in on <time datetime="([^"]+)"/.exec(deployed)?.[1] ?? "";
+    expect(new Date(usedAt).getTime()).toBeGreaterThanOrEqual(usedAfter - 1000);
+    expect(deployed).toContain("Ask whoever gave you access for a new one.");
+
+    // The same link opened on this machine's own address, as `npm start` serves the dashboard.
+    const local = await usesUp(path, new Visitor("http://127.0.0.1:8787"));
+    expect(local.status).toBe(400);
+    const html = await local.text();
+    expect(html).toContain("<h1>This sign-in link was already used</h1>");
+    expect(html).toContain("This is a local deployment: in the project folder, run <code>npm run sign-in-link</code>");
+    expect(html).not.toContain("whoever gave you access");
+    const help = await (await new Visitor("http://localhost:8787").get("/dashboard/sign-in")).text();
+    expect(help).toContain("<code>npm run sign-in-link</code>");
+  });
+
+  it("a link that was never issued, or was replaced by a newer one that was used, says what may have happened", async () => {
+    const account = await newAccount();
+    const older = await loginLink(account.account_id);
+    expect((await usesUp(await loginLink(account.account_id))).status).toBe(303);
+    for (const path of [older, "/dashboard/login#AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "/dashboard/login#truncated"]) {
+      const response = await usesUp(path);
+      expect(response.status, path).toBe(400);
+      const html = await response.text();
+      expect(html, path).toContain("<h1>This sign-in link cannot be used</h1>");
+      expect(html, path).toContain("replaced by a newer link");
+      expect(html, path).toContain("Ask whoever gave you access for a new one.");
+    }
   });
 
   it("refuses a sign-in form without its nonce cookie, or from another site, and leaves the link unused", async () => {

@@ -352,7 +352,7 @@ describe("URL checks", () => {
     for (const [address, kind] of cases) expect(classifyAddress(address), address).toBe(kind);
   });
 
-  it("retries back off over about 11 hours, within the job's 24-hour retention", () => {
+  it("retries back off over about 10 h 36 min, within the job's 24-hour retention", () => {
     const delays = Array.from({ length: MAX_DELIVERY_ATTEMPTS }, (_, index) => retryDelayMs(index + 1, 5));
     expect(delays).toEqual([5_000, 15_000, 60_000, 300_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, null]);
   });
@@ -393,6 +393,24 @@ describe("the dashboard page", () => {
       body: new URLSearchParams(fields).toString(),
     });
   }
+
+  it("states what this deployment accepts (local: loopback over http, and why) and how long a failing endpoint is retried", async () => {
+    // This test Worker runs as a local deployment (WEBHOOK_ALLOW_LOOPBACK=true), with retries 1 s × the schedule apart.
+    const account = await createTestAccount(100);
+    const { cookie, csrf } = await signIn(account.accountId);
+    const html = await (await api("/dashboard/webhooks", { headers: { Cookie: cookie } })).text();
+    const rules = (/data-testid="webhook-url-rules">([\s\S]*?)<\/p>/.exec(html)?.[1] ?? "").replace(/<[^>]+>/g, "");
+    expect(rules).toContain("A receiver on this machine is accepted because this is a local deployment");
+    expect(rules).toContain("localhost, 127.0.0.1 or [::1], over http or https and on any port");
+    expect(rules).toContain("Any other URL must use https on port 443 or 8443");
+    // 1 + 3 + 12 + 60 + 360 + 720 + 2160 + 4320 = 7,636 s after the first failure: 2 h 7 min.
+    expect(html.replace(/<[^>]+>/g, "")).toContain("up to 9 attempts in all, the last about 2 h 7 min after the first one failed.");
+    expect(html).toContain('placeholder="http://127.0.0.1:9000/webhooks"');
+    // What the page says is what the check does: the example it gives is accepted.
+    const saved = await postForm("/dashboard/webhooks", cookie, { url: "http://127.0.0.1:9000/webhooks", _csrf: csrf });
+    expect(saved.status).toBe(303);
+    expect((await accountWebhook(account.accountId)).url).toBe("http://127.0.0.1:9000/webhooks");
+  });
 
   it("sets, shows, rotates and removes the endpoint with CSRF-checked forms, and lists deliveries", async () => {
     const account = await createTestAccount(100);

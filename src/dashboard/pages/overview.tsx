@@ -6,7 +6,19 @@ import { Ago, Time, formatNumber, formatSigned } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
 import type { AccountLimitsView } from "../../limits/limits-view";
 import { LimitsCard } from "../limits-card";
+import { buildSnippets, maskedKey } from "../playground/snippets";
 import { Meter, UsageChart } from "../usage-chart";
+
+/** The quick start's request, written by the playground's snippet writer: the same variables and quoting everywhere. */
+function quickStartSnippet(baseUrl: string): string {
+  return buildSnippets({
+    baseUrl,
+    scraper: "grok",
+    query: [["prompt", "What is new with Starship?"]],
+    maskedKey: maskedKey(null),
+    run: "sync",
+  }).curl;
+}
 
 /** Below this many requests' worth of credits the overview warns that the balance is running out. */
 const LOW_BALANCE_REQUESTS = 20;
@@ -186,11 +198,12 @@ export function OverviewPage({ frame, data }: { frame: SignedInFrame; data: Over
                 <h2 id="start-title">Quick start</h2>
               </div>
               <p class="hint">Send your key in the X-API-Key header. Each request costs {CREDITS_PER_REQUEST} credits.</p>
-              <pre class="snippet">
-                <code>{`curl -H "X-API-Key: $API_KEY" \\\n  "${data.baseUrl}/scrapers/grok?prompt=Hello"`}</code>
+              <pre class="snippet code" data-testid="quick-start">
+                <code>{quickStartSnippet(data.baseUrl)}</code>
               </pre>
               <p class="hint">
-                Full reference: <a href="/docs">API docs</a> · Member since <Time iso={account.createdAt} />
+                The same in Python and JavaScript, with every parameter: <a href="/dashboard/playground">try it in the playground</a> · Full
+                reference: <a href="/docs">API docs</a> · Member since <Time iso={account.createdAt} />
               </p>
             </section>
           </div>

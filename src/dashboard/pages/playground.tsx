@@ -1,8 +1,8 @@
 /**
  * `/dashboard/playground`: run a scrape with one of the account's keys and see the answer, with the same request as
  * curl, Python and JavaScript beside the form. The form's fields come from the scrapers' declarations
- * (src/dashboard/playground/scraper-forms.ts); the page script shows only the chosen scraper's own parameters, greys
- * out the countries it refuses, keeps the snippets in step with the form and shows a live timer while a run waits.
+ * (src/dashboard/playground/scraper-forms.ts); the page script shows only the chosen scraper's own parameters and
+ * the countries it serves, keeps the snippets in step with the form and shows a live timer while a run waits.
  */
 import type { ApiKeySummary } from "../../accounts/keys";
 import { Ago, formatNumber } from "../format";
@@ -22,8 +22,34 @@ interface PlaygroundPageData {
   credits: number;
   creditsPerRequest: number;
   recentRuns: PlaygroundRunSummary[];
-  /** The last run's failure, shown above the form (the form keeps what was typed). */
-  error?: { status: number; detail: string };
+  /** The last run's failure, or a prefilled link's refusal, shown above the form (the form keeps what was typed). */
+  error?: PlaygroundRefusal;
+}
+
+/** The API's error for a run, or for a prefilled link checked before anything runs: its status, detail and code. */
+export interface PlaygroundRefusal {
+  status: number;
+  detail: string;
+  code: string;
+  from: "run" | "link";
+}
+
+const COUNTRY_HINT =
+  "The request is routed through this country, so the answer is localised. The list holds the countries this scraper serves.";
+
+/** Said when the chosen country is not the scraper's; the page script fills the same template when the form changes. */
+const UNSERVED_COUNTRY_HINT =
+  "{scraper} does not serve {country}: a run with it is refused (HTTP 400) and costs nothing. Choose another country.";
+
+function unservedCountryHint(scraperName: string, code: string): string {
+  return UNSERVED_COUNTRY_HINT.replace("{scraper}", scraperName).replace("{country}", code);
+}
+
+/** Every country, plus the chosen code when it is none of them (a link's typo stays visible, and is refused as typed). */
+function countryChoices(countries: readonly CountryOption[], chosen: string): ReadonlyArray<CountryOption & { unassigned?: true }> {
+  return countries.some((country) => country.code === chosen)
+    ? countries
+    : [{ code: chosen, label: chosen, unassigned: true }, ...countries];
 }
 
 function countriesAttribute(codes: readonly string[] | null): string | undefined {
@@ -151,9 +177,17 @@ export function PlaygroundPage({ frame, data }: { frame: SignedInFrame; data: Pl
         <PageHead title="Playground" subtitle="Try any scraper on a prompt, see the answer, and copy the same request as code." />
         {data.error !== undefined && (
           <div class="notice danger" role="alert" data-testid="run-error">
-            <h2>The run was refused or failed (HTTP {data.error.status})</h2>
-            <p>{data.error.detail}</p>
-            <p class="hint">Nothing was charged for it.</p>
+            <h2>
+              {data.error.from === "link"
+                ? `The API refuses this link's request (HTTP ${data.error.status})`
+                : `The run was refused or failed (HTTP ${data.error.status})`}
+            </h2>
+            <p>
+              <code data-testid="run-error-code">{data.error.code}</code>: <span data-testid="run-error-detail">{data.error.detail}</span>
+            </p>
+            <p class="hint">
+              {data.error.from === "link" ? "Nothing was run or charged. Change it below, then run." : "Nothing was charged for it."}
+            </p>
           </div>
         )}
         <div class="grid playground-grid">
@@ -200,19 +234,25 @@ export function PlaygroundPage({ frame, data }: { frame: SignedInFrame; data: Pl
               <div class="field">
                 <label for="pg-country">Country</label>
                 <select id="pg-country" name="country" data-country-select="">
-                  {data.countries.map((country) => (
-                    <option
-                      value={country.code}
-                      selected={country.code === input.country}
-                      disabled={!servesCountry(input.scraper, country.code)}
-                    >
-                      {country.label}
-                    </option>
-                  ))}
+                  {countryChoices(data.countries, input.country).map((country) => {
+                    const chosen = country.code === input.country;
+                    // Offered: the countries the scraper serves, and the chosen one whatever it is (never swapped silently).
+                    const offered = chosen || servesCountry(input.scraper, country.code);
+                    return (
+                      <option
+                        value={country.code}
+                        selected={chosen}
+                        hidden={!offered}
+                        disabled={!offered}
+                        data-unassigned={country.unassigned === true ? "" : undefined}
+                      >
+                        {country.label}
+                      </option>
+                    );
+                  })}
                 </select>
-                <p class="hint" data-country-hint="">
-                  The request is routed through this country, so the answer is localised. Countries the scraper does not serve are greyed
-                  out.
+                <p class="hint" data-country-hint="" data-default-hint={COUNTRY_HINT} data-unserved-hint={UNSERVED_COUNTRY_HINT}>
+                  {servesCountry(input.scraper, input.country) ? COUNTRY_HINT : unservedCountryHint(input.scraper.name, input.country)}
                 </p>
               </div>
               {data.scrapers.map((scraper) => (
@@ -292,10 +332,14 @@ export function PlaygroundPage({ frame, data }: { frame: SignedInFrame; data: Pl
           <section class="card snippets" aria-labelledby="code-title">
             <div class="card-head">
               <h2 id="code-title">The same request as code</h2>
-              <p>The key is masked: only its first characters are stored. Put your full key in its place.</p>
+              <p>
+                Each snippet reads your full key from <code>API_KEY</code> and this API's address from <code>API_URL</code> (only a key's
+                first characters are stored, so no snippet can hold it). Standard library only: Python's <code>urllib.request</code>, and{" "}
+                <code>fetch</code> in Node 18+ or a browser.
+              </p>
             </div>
             <CodeBlock id="snippet-curl" label="curl" code={data.snippets.curl} />
-            <CodeBlock id="snippet-python" label="Python (requests)" code={data.snippets.python} />
+            <CodeBlock id="snippet-python" label="Python (urllib.request)" code={data.snippets.python} />
             <CodeBlock id="snippet-javascript" label="JavaScript (fetch)" code={data.snippets.javascript} />
           </section>
         </div>

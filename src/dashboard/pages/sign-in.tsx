@@ -1,8 +1,25 @@
 /** Signed-out pages: how to sign in, the one-time link's confirmation, and messages (errors, signed out). */
 import type { Child } from "hono/jsx";
+import type { LoginLinkUse } from "../../accounts/sign-in";
+import { Time } from "../format";
 import { CenteredCard, Layout } from "../layout";
 
-export function SignInHelpPage({ notice }: { notice?: string }) {
+/**
+ * Where a new sign-in link comes from. On a local deployment (reached on this machine's own address) that is a
+ * command of the project; anywhere else, whoever gave the visitor access issues one.
+ */
+export function NewLinkAdvice({ local }: { local: boolean }) {
+  if (!local) return <p data-testid="new-link-advice">Need a new link? Ask whoever gave you access for a new one.</p>;
+  return (
+    <p data-testid="new-link-advice">
+      Need a new link? This is a local deployment: in the project folder, run <code>npm run sign-in-link</code> and open the link it prints
+      (for the dev account; <code>npm run sign-in-link -- acct_…</code> for another account). <code>npm start</code> also prints one every
+      time it starts.
+    </p>
+  );
+}
+
+export function SignInHelpPage({ notice, local }: { notice?: string; local: boolean }) {
   return (
     <Layout title="Sign in" frame={null}>
       <CenteredCard>
@@ -12,10 +29,8 @@ export function SignInHelpPage({ notice }: { notice?: string }) {
             {notice}
           </div>
         )}
-        <p>
-          Open the one-time sign-in link you received from us. Each link works once and expires; there is no password to remember or leak.
-        </p>
-        <p>Need a new link? Ask your account manager or our support team for one.</p>
+        <p>Open the one-time sign-in link you received. Each link works once and expires; there is no password to remember or leak.</p>
+        <NewLinkAdvice local={local} />
         <p class="hint">
           Looking for the API reference? It is at <a href="/docs">/docs</a>.
         </p>
@@ -63,6 +78,47 @@ export function MessagePage({ title, children, action }: { title: string; childr
             {action.label}
           </a>
         )}
+      </CenteredCard>
+    </Layout>
+  );
+}
+
+/** Why a sign-in link did not sign the visitor in (src/accounts/sign-in.ts tells them apart). */
+type UnusableLink = Exclude<LoginLinkUse, { outcome: "signed_in" }>;
+
+/** A sign-in link that cannot be used: what happened, and where a new one comes from. */
+export function UnusableLinkPage({ link, local }: { link: UnusableLink; local: boolean }) {
+  const title =
+    link.outcome === "used"
+      ? "This sign-in link was already used"
+      : link.outcome === "expired"
+        ? "This sign-in link has expired"
+        : "This sign-in link cannot be used";
+  return (
+    <Layout title={title} frame={null}>
+      <CenteredCard>
+        <h1>{title}</h1>
+        <p data-testid="link-problem">
+          {link.outcome === "used" ? (
+            <>
+              It signed in on <Time iso={link.usedAt} />, and each link works only once. If that was you in another browser or tab, you are
+              signed in there.
+            </>
+          ) : link.outcome === "expired" ? (
+            <>
+              It stopped working on <Time iso={link.expiredAt} />: sign-in links work for a limited time after they are issued.
+            </>
+          ) : (
+            <>
+              It is incomplete (copy the whole link, including the part after <code>#</code>), or it was replaced by a newer link that has
+              since been used, or it was ended when the account was signed out everywhere.
+            </>
+          )}
+        </p>
+        <NewLinkAdvice local={local} />
+        <a class="btn btn-primary" href="/dashboard/sign-in">
+          How to sign in
+        </a>
       </CenteredCard>
     </Layout>
   );

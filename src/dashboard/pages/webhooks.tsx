@@ -10,8 +10,10 @@ import { acceptableWebhookUrl } from "../../http/webhooks";
 import { type DeliveryLogEntry, DELIVERY_LOG_RETENTION_DAYS, recentDeliveries } from "../../webhooks/delivery-log";
 import { type WebhookEndpoint, ensureWebhookEndpoint, rotateWebhookSecret, setWebhookUrl } from "../../webhooks/endpoints";
 import { MAX_DELIVERY_ATTEMPTS } from "../../webhooks/retry-policy";
+import { webhookSettings } from "../../webhooks/settings";
 import { Ago, Time } from "../format";
 import { Layout, PageHead, type NavItem, type SignedInFrame } from "../layout";
+import { EndpointRules, LOCAL_RECEIVER_EXAMPLE, RetryRules } from "./webhook-rules";
 
 const RECENT_DELIVERIES = 50;
 
@@ -44,6 +46,9 @@ const STATUS_BADGES: Record<DeliveryLogEntry["status"], { className: string; lab
 interface WebhooksPageData {
   endpoint: WebhookEndpoint;
   deliveries: DeliveryLogEntry[];
+  /** This deployment's webhook settings (src/webhooks/settings.ts), which the page's rules are stated for. */
+  allowLoopback: boolean;
+  retryBaseSeconds: number;
   notice?: Notice;
   formError?: string;
   formUrl?: string;
@@ -106,11 +111,11 @@ function WebhooksPage({ frame, data }: { frame: SignedInFrame; data: WebhooksPag
           <div class="card-head">
             <h2 id="endpoint-title">Endpoint</h2>
             <p>
-              {endpoint.url === null ? "No endpoint is set." : "Jobs are delivered to this URL."} It must use https on port 443 or 8443 and
-              must not resolve to a private, loopback, link-local or reserved address. A batch's own <code>webhook_url</code> takes
-              precedence.
+              {endpoint.url === null ? "No endpoint is set." : "Jobs are delivered to this URL."} A batch's own <code>webhook_url</code>{" "}
+              takes precedence.
             </p>
           </div>
+          <EndpointRules allowLoopback={data.allowLoopback} />
           <form method="post" action="/dashboard/webhooks">
             <input type="hidden" name="_csrf" value={frame.csrf} />
             <div class="form-row">
@@ -122,7 +127,7 @@ function WebhooksPage({ frame, data }: { frame: SignedInFrame; data: WebhooksPag
                   type="url"
                   required
                   maxlength={2048}
-                  placeholder="https://hooks.example.com/scraper"
+                  placeholder={data.allowLoopback ? LOCAL_RECEIVER_EXAMPLE : "https://hooks.example.com/scraper"}
                   value={data.formUrl ?? endpoint.url ?? ""}
                   aria-invalid={data.formError !== undefined ? "true" : undefined}
                   aria-describedby={data.formError !== undefined ? "webhook-url-error" : undefined}
@@ -183,8 +188,7 @@ function WebhooksPage({ frame, data }: { frame: SignedInFrame; data: WebhooksPag
           <div class="card-head">
             <h2 id="deliveries-title">Recent deliveries</h2>
             <p>
-              A failed delivery is retried with back-off (up to {MAX_DELIVERY_ATTEMPTS} attempts over about 11 hours), always with the same{" "}
-              <code>webhook-id</code>. Kept {DELIVERY_LOG_RETENTION_DAYS} days.
+              <RetryRules retryBaseSeconds={data.retryBaseSeconds} /> Kept {DELIVERY_LOG_RETENTION_DAYS} days.
             </p>
           </div>
           {data.deliveries.length === 0 ? (
@@ -228,7 +232,7 @@ export function registerWebhookPages(dashboard: Hono<AppEnv>, session: Dashboard
   const render = async (
     c: Context<AppEnv>,
     visitor: SignedInVisitor,
-    extra: Omit<WebhooksPageData, "endpoint" | "deliveries">,
+    extra: Omit<WebhooksPageData, "endpoint" | "deliveries" | "allowLoopback" | "retryBaseSeconds">,
     status = 200,
   ) => {
     const accountId = visitor.account.accountId;
@@ -236,8 +240,12 @@ export function registerWebhookPages(dashboard: Hono<AppEnv>, session: Dashboard
       ensureWebhookEndpoint(c.env, accountId),
       recentDeliveries(c.env.DB, accountId, RECENT_DELIVERIES),
     ]);
+    const { allowLoopback, retryBaseSeconds } = webhookSettings(c.env);
     return c.html(
-      <WebhooksPage frame={{ ...visitor.frame, active: "webhooks" }} data={{ endpoint, deliveries, ...extra }} />,
+      <WebhooksPage
+        frame={{ ...visitor.frame, active: "webhooks" }}
+        data={{ endpoint, deliveries, allowLoopback, retryBaseSeconds, ...extra }}
+      />,
       status === 400 ? 400 : 200,
     );
   };

@@ -1,7 +1,7 @@
 /**
  * Styles and script of the playground and the result viewer, appended to the dashboard's one stylesheet and script
  * (src/dashboard/assets.ts), so the Content-Security-Policy keeps forbidding every inline style and script. The pages
- * work without the script; it adds: only the chosen scraper's own parameters, greyed-out refused countries, snippets
+ * work without the script; it adds: only the chosen scraper's own parameters and countries, snippets
  * that follow the form, a live timer while a run waits, a pending job followed until it ends, and copy buttons.
  */
 
@@ -108,9 +108,34 @@ export const PLAYGROUND_JS = `
     var scraperSelect = form.querySelector("[data-scraper-select]");
     var countrySelect = form.querySelector("[data-country-select]");
     var countryHint = form.querySelector("[data-country-hint]");
-    var countryHintText = countryHint ? countryHint.textContent : "";
 
     function words(value) { return value ? value.split(" ") : null; }
+
+    // The country list offers the chosen scraper's countries (its declaration, in the scraper option's data-refused /
+    // data-allowed), plus the chosen country whatever it is: a country the scraper does not serve is never swapped for
+    // another one behind the visitor's back; the hint says a run with it is refused, and the server refuses it.
+    function offerCountries() {
+      var option = scraperSelect.selectedOptions[0];
+      var refused = words(option.getAttribute("data-refused"));
+      var allowed = words(option.getAttribute("data-allowed"));
+      function serves(code) {
+        var unassigned = Array.prototype.some.call(countrySelect.options, function (country) {
+          return country.value === code && country.hasAttribute("data-unassigned");
+        });
+        return !unassigned && !(refused !== null && refused.indexOf(code) >= 0) && !(allowed !== null && allowed.indexOf(code) < 0);
+      }
+      var chosen = countrySelect.value;
+      Array.prototype.forEach.call(countrySelect.options, function (country) {
+        var offered = country.value === chosen || serves(country.value);
+        country.hidden = !offered;
+        country.disabled = !offered;
+      });
+      countryHint.textContent = serves(chosen)
+        ? countryHint.getAttribute("data-default-hint")
+        : countryHint.getAttribute("data-unserved-hint")
+            .replace("{scraper}", option.textContent.split(" — ")[0])
+            .replace("{country}", chosen);
+    }
 
     // Only the chosen scraper's own parameters are shown and sent; the others' fieldsets are disabled.
     function showScraper() {
@@ -120,21 +145,7 @@ export const PLAYGROUND_JS = `
         node.hidden = !chosen;
         if (node.tagName === "FIELDSET") node.disabled = !chosen;
       });
-      var option = scraperSelect.selectedOptions[0];
-      var refused = words(option.getAttribute("data-refused"));
-      var allowed = words(option.getAttribute("data-allowed"));
-      Array.prototype.forEach.call(countrySelect.options, function (country) {
-        var code = country.value;
-        country.disabled = (refused !== null && refused.indexOf(code) >= 0) || (allowed !== null && allowed.indexOf(code) < 0);
-      });
-      if (countrySelect.selectedOptions[0] && countrySelect.selectedOptions[0].disabled) {
-        var previous = countrySelect.value;
-        var fallback = allowed !== null ? allowed[0] : "US";
-        countrySelect.value = fallback;
-        countryHint.textContent = option.textContent.split(" — ")[0] + " does not serve " + previous + ": the country is now " + fallback + ".";
-      } else {
-        countryHint.textContent = countryHintText;
-      }
+      offerCountries();
     }
 
     // The snippets follow the form: the server writes them (one implementation), asked as you type.
@@ -160,6 +171,7 @@ export const PLAYGROUND_JS = `
     }
 
     scraperSelect.addEventListener("change", showScraper);
+    countrySelect.addEventListener("change", offerCountries);
     form.addEventListener("change", refreshSnippets);
     form.addEventListener("input", refreshSnippets);
     showScraper();

@@ -93,6 +93,18 @@ export function validatedParams(input: PlaygroundInput): ScrapeParams {
   return parsed.data;
 }
 
+/**
+ * The API's refusal of the input's country for its scraper (the 400 of `GET /scrapers/{scraper}?country=…`, from the
+ * same schema), or null when the scraper serves it. A prefilled link is checked with it before anything is run.
+ */
+export function countryRefusal(input: PlaygroundInput): InvalidParameterError | null {
+  const provider = providerById(input.scraper.id);
+  if (provider === undefined) return null;
+  const parsed = querySchemaOf(provider).pick({ country: true }).safeParse({ country: input.country });
+  if (parsed.success) return null;
+  return new InvalidParameterError(describeValidationError(provider.id, acceptedParameterNames(provider), parsed.error));
+}
+
 /** The link that opens the playground filled in with a request's parameters (from a result, or a job's parameters). */
 export function playgroundLink(scraperId: string, params: Readonly<Record<string, unknown>>): string {
   const scraper = playgroundScraper(scraperId);

@@ -23,12 +23,12 @@ import type { ScrapeResponse } from "../../pipeline/scrape-request";
 import { scrapeSynchronously } from "../../pipeline/sync-scrape";
 import { isoTimestamp } from "../../util/time";
 import type { NavItem, SignedInFrame } from "../layout";
-import { PlaygroundPage } from "../pages/playground";
+import { PlaygroundPage, type PlaygroundRefusal } from "../pages/playground";
 import { ResultPage, type ResultPageData } from "../pages/result";
 import { MessagePage } from "../pages/sign-in";
 import { admitPickedKey, type PickedKey } from "./key-admission";
 import { readOwnedJob } from "./owned-job";
-import { type PlaygroundInput, playgroundLink, queryPairs, readPlaygroundInput, validatedParams } from "./playground-input";
+import { countryRefusal, type PlaygroundInput, playgroundLink, queryPairs, readPlaygroundInput, validatedParams } from "./playground-input";
 import { readPlaygroundRun, recentPlaygroundRuns, type StoredPlaygroundRun, storePlaygroundRun } from "./run-store";
 import { countryOptions, playgroundScraper, playgroundScrapers } from "./scraper-forms";
 import { buildSnippets, maskedKey, type Snippets } from "./snippets";
@@ -81,7 +81,7 @@ async function renderPlayground(
   c: DashboardContext,
   signedIn: SignedInVisitor,
   input: PlaygroundInput,
-  error?: { status: number; detail: string },
+  error?: PlaygroundRefusal,
 ): Promise<Response> {
   const accountId = signedIn.account.accountId;
   const [{ keys, chosen }, recentRuns] = await Promise.all([
@@ -175,7 +175,12 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
   dashboard.get("/playground", async (c) => {
     const signedIn = await access.currentSession(c, "playground");
     if (signedIn === null) return c.redirect("/dashboard/sign-in", 303);
-    return renderPlayground(c, signedIn, readPlaygroundInput(c.req.query()));
+    const input = readPlaygroundInput(c.req.query());
+    // A link naming a country its scraper does not serve gets the API's refusal now, and keeps that country chosen:
+    // falling back to another country would run (and charge) a request the link did not ask for.
+    const refusal = c.req.query("country") === undefined ? null : countryRefusal(input);
+    if (refusal === null) return renderPlayground(c, signedIn, input);
+    return renderPlayground(c, signedIn, input, { status: refusal.status, detail: refusal.detail, code: refusal.code, from: "link" });
   });
 
   dashboard.post("/playground", async (c) => {
@@ -221,7 +226,8 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
       if (serviceError.status >= 500)
         console.error(requestLogLine(c, `dashboard playground -> ${serviceError.status}`), serviceError.cause ?? error);
       if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
-      return renderPlayground(c, signedIn, input, { status: serviceError.status, detail: serviceError.detail });
+      const { status, detail, code } = serviceError;
+      return renderPlayground(c, signedIn, input, { status, detail, code, from: "run" });
     }
   });
 

@@ -133,9 +133,12 @@ export function playgroundScraper(id: string): PlaygroundScraper | undefined {
   return playgroundScrapers().find((scraper) => scraper.id === id);
 }
 
-/** Whether the scraper serves a country (the same rule its query schema applies; this one only greys out the list). */
+/**
+ * Whether the scraper serves a country: the rule its query schema applies, from the same declaration. This one only
+ * shapes the form's list; the run itself is validated by the schema.
+ */
 export function servesCountry(scraper: PlaygroundScraper, code: string): boolean {
-  if (scraper.refusedCountries?.includes(code) === true) return false;
+  if (!ISO_COUNTRY_CODES.has(code) || scraper.refusedCountries?.includes(code) === true) return false;
   return scraper.allowedCountries === null || scraper.allowedCountries.includes(code);
 }
 

@@ -1,13 +1,15 @@
 /**
- * The playground's request as code: curl, Python (requests) and JavaScript (fetch), synchronous or as a job. The key
- * is masked: only its display prefix is known (keys are stored as hashes), so the snippets carry `sk_AbCdEfG…` and
- * say where the full key goes. Every value is written as a literal of its language, so a prompt with quotes, `$`,
- * backslashes or new lines is sent exactly as typed.
+ * The playground's request as code: curl, Python (standard library: urllib.request) and JavaScript (global fetch),
+ * synchronous or as a job. Every snippet reads the key from `API_KEY` and this API's address from `API_URL`, the names
+ * the README and the docs use, so a shell set up once runs any of them. The key itself is never in a snippet: only its
+ * display prefix is known (keys are stored as hashes), and it is named in a comment so the reader knows which key is
+ * meant. Every value is written as a literal of its language, so a prompt with quotes, `$`, backslashes or new lines
+ * is sent exactly as typed.
  */
 import type { RunMode } from "./playground-input";
 
 interface SnippetRequest {
-  /** The API's public origin, e.g. https://api.example.com. */
+  /** The API's public origin, e.g. https://api.example.com: the default of `API_URL`. */
   baseUrl: string;
   scraper: string;
   /** Query parameters in order (the prompt first; defaults left out). */
@@ -39,89 +41,105 @@ function literal(text: string): string {
   return JSON.stringify(text);
 }
 
+/** Which key the snippet means, for its comment: the chosen key's first characters, or any key when none is chosen. */
+function keyNote(request: SnippetRequest): string {
+  return request.maskedKey === KEY_PLACEHOLDER
+    ? "your API key (shown once, when it was created)"
+    : `your full key ${request.maskedKey} (shown once, when it was created)`;
+}
+
 function curlSnippet(request: SnippetRequest): string {
   const path = request.run === "job" ? `/scrapers/${request.scraper}/jobs` : `/scrapers/${request.scraper}`;
   // -G puts the --data-urlencode pairs in the query string (encoded by curl); -X POST then makes it a POST for a job.
   const lines = [
-    `curl -fsS -G${request.run === "job" ? " -X POST" : ""} ${shellQuote(`${request.baseUrl}${path}`)}`,
-    `  -H ${shellQuote(`X-API-Key: ${request.maskedKey}`)}`,
+    `curl -fsS -G${request.run === "job" ? " -X POST" : ""} "$API_URL${path}"`,
+    '  -H "X-API-Key: $API_KEY"',
     ...request.query.map(([name, value]) => `  --data-urlencode ${shellQuote(`${name}=${value}`)}`),
   ];
+  const setup = [`# Once per shell, with ${keyNote(request)}:`, `#   export API_KEY='…' API_URL=${shellQuote(request.baseUrl)}`];
   const command = lines.join(" \\\n");
-  const keyNote = `# Replace ${request.maskedKey} with your full key (it is shown once, when the key is created).`;
-  if (request.run === "sync") return `${keyNote}\n${command}`;
+  if (request.run === "sync") return [...setup, command].join("\n");
   return [
-    keyNote,
+    ...setup,
     command,
     "",
     '# Then poll every 3 seconds until "status" is done or failed (no key needed):',
-    `curl -fsS ${shellQuote(`${request.baseUrl}/jobs/JOB_ID`)}`,
+    'curl -fsS "$API_URL/jobs/JOB_ID"',
   ].join("\n");
 }
 
-function pythonParams(request: SnippetRequest, indent: string): string {
-  const entries = request.query.map(([name, value]) => `${indent}    ${literal(name)}: ${literal(value)},`);
-  return [`${indent}params={`, ...entries, `${indent}},`].join("\n");
+/** The imports, the key and the address, and the encoded query, shared by the Python snippets. */
+function pythonPreamble(request: SnippetRequest, modules: readonly string[]): string[] {
+  const entries = request.query.map(([name, value]) => `    ${literal(name)}: ${literal(value)},`);
+  return [
+    ...modules.map((module) => `import ${module}`),
+    "",
+    `API_KEY = os.environ["API_KEY"]  # ${keyNote(request)}`,
+    `API_URL = os.environ.get("API_URL", ${literal(request.baseUrl)})`,
+    "",
+    "params = urllib.parse.urlencode({",
+    ...entries,
+    "})",
+  ];
 }
 
+/** An error answer's status and `detail`, instead of a traceback. */
+const PYTHON_HTTP_ERROR = [
+  "except urllib.error.HTTPError as error:",
+  `    raise SystemExit(f"{error.code}: {json.load(error)['detail']}")`,
+];
+
 function pythonSnippet(request: SnippetRequest): string {
-  const keyLine = `API_KEY = ${literal(request.maskedKey)}  # your full key (shown once, when it was created)`;
   if (request.run === "sync") {
     return [
-      "import requests",
-      "",
-      keyLine,
-      "",
-      "response = requests.get(",
-      `    ${literal(`${request.baseUrl}/scrapers/${request.scraper}`)},`,
-      pythonParams(request, "    "),
-      '    headers={"X-API-Key": API_KEY},',
-      "    timeout=620,  # longer than the scrape's own timeout (300 s by default)",
-      ")",
-      "response.raise_for_status()",
-      "answer = response.json()",
+      ...pythonPreamble(request, ["json", "os", "urllib.error", "urllib.parse", "urllib.request"]),
+      `request = urllib.request.Request(f"{API_URL}/scrapers/${request.scraper}?{params}", headers={"X-API-Key": API_KEY})`,
+      "try:",
+      "    # Longer than the scrape's own timeout (300 s by default).",
+      "    with urllib.request.urlopen(request, timeout=620) as response:",
+      "        answer = json.load(response)",
+      ...PYTHON_HTTP_ERROR,
       'print(answer["result"])',
     ].join("\n");
   }
   return [
-    "import time",
-    "",
-    "import requests",
-    "",
-    keyLine,
-    `BASE_URL = ${literal(request.baseUrl)}`,
-    "",
-    "submitted = requests.post(",
-    `    f"{BASE_URL}/scrapers/${request.scraper}/jobs",`,
-    pythonParams(request, "    "),
-    '    headers={"X-API-Key": API_KEY},',
-    "    timeout=30,",
+    ...pythonPreamble(request, ["json", "os", "time", "urllib.error", "urllib.parse", "urllib.request"]),
+    "submit = urllib.request.Request(",
+    `    f"{API_URL}/scrapers/${request.scraper}/jobs?{params}", method="POST", headers={"X-API-Key": API_KEY}`,
     ")",
-    "submitted.raise_for_status()",
-    'job_id = submitted.json()["job_id"]',
+    "try:",
+    "    with urllib.request.urlopen(submit, timeout=30) as response:",
+    '        job_id = json.load(response)["job_id"]',
+    ...PYTHON_HTTP_ERROR,
     "",
     "while True:",
-    '    job = requests.get(f"{BASE_URL}/jobs/{job_id}", timeout=30).json()',
+    "    time.sleep(3)",
+    '    with urllib.request.urlopen(f"{API_URL}/jobs/{job_id}", timeout=30) as response:',
+    "        job = json.load(response)",
     '    if job["status"] != "pending":',
     "        break",
-    "    time.sleep(3)",
     'print(job["result"]["result"] if job["status"] == "done" else job["error"])',
   ].join("\n");
 }
 
-function javascriptParams(request: SnippetRequest): string {
+/** The key and the address, and the query, shared by the JavaScript snippets. */
+function javascriptPreamble(request: SnippetRequest): string[] {
   const entries = request.query.map(([name, value]) => `  ${literal(name)}: ${literal(value)},`);
-  return ["const params = new URLSearchParams({", ...entries, "});"].join("\n");
+  return [
+    `const API_KEY = process.env.API_KEY; // ${keyNote(request)}`,
+    `const API_URL = process.env.API_URL ?? ${literal(request.baseUrl)};`,
+    "const params = new URLSearchParams({",
+    ...entries,
+    "});",
+  ];
 }
 
 function javascriptSnippet(request: SnippetRequest): string {
-  const keyLine = `const API_KEY = ${literal(request.maskedKey)}; // your full key (shown once, when it was created)`;
   if (request.run === "sync") {
     return [
-      keyLine,
-      javascriptParams(request),
+      ...javascriptPreamble(request),
       "",
-      `const response = await fetch(${literal(`${request.baseUrl}/scrapers/${request.scraper}?`)} + params, {`,
+      `const response = await fetch(\`\${API_URL}/scrapers/${request.scraper}?\${params}\`, {`,
       '  headers: { "X-API-Key": API_KEY },',
       "});",
       "const answer = await response.json();",
@@ -131,11 +149,9 @@ function javascriptSnippet(request: SnippetRequest): string {
     ].join("\n");
   }
   return [
-    keyLine,
-    `const BASE_URL = ${literal(request.baseUrl)};`,
-    javascriptParams(request),
+    ...javascriptPreamble(request),
     "",
-    `const submitted = await fetch(\`\${BASE_URL}/scrapers/${request.scraper}/jobs?\${params}\`, {`,
+    `const submitted = await fetch(\`\${API_URL}/scrapers/${request.scraper}/jobs?\${params}\`, {`,
     '  method: "POST",',
     '  headers: { "X-API-Key": API_KEY },',
     "});",
@@ -147,7 +163,7 @@ function javascriptSnippet(request: SnippetRequest): string {
     "do {",
     "  await new Promise((resolve) => setTimeout(resolve, 3000));",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet is JavaScript source with template literals
-    "  job = await (await fetch(`${BASE_URL}/jobs/${jobId}`)).json();",
+    "  job = await (await fetch(`${API_URL}/jobs/${jobId}`)).json();",
     '} while (job.status === "pending");',
     'console.log(job.status === "done" ? job.result.result : job.error);',
   ].join("\n");

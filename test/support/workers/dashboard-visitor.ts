@@ -1,12 +1,16 @@
 /** A minimal browser for the dashboard tests: a cookie jar, same-origin form posts, no redirects followed, sign-in by link. */
+import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { adminJson } from "./account-helpers";
-import { BASE, api } from "./helpers";
+import { BASE } from "./helpers";
 
 export class Visitor {
   readonly cookies = new Map<string, string>();
   /** The Set-Cookie lines of the last response. */
   lastSetCookies: string[] = [];
+
+  /** `origin`: where the dashboard is reached (the test host by default; `http://127.0.0.1:8787` for a local deployment). */
+  constructor(readonly origin = BASE) {}
 
   get(path: string, headers: Record<string, string> = {}): Promise<Response> {
     return this.send(path, { method: "GET", headers });
@@ -20,7 +24,7 @@ export class Visitor {
   ): Promise<Response> {
     return this.send(path, {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: BASE, ...extra.headers },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: this.origin, ...extra.headers },
       body: new URLSearchParams(fields).toString(),
       signal: extra.signal,
     });
@@ -32,7 +36,9 @@ export class Visitor {
   ): Promise<Response> {
     const headers = new Headers(init.headers);
     if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; "));
-    const response = await api(path, { method: init.method, headers, body: init.body, redirect: "manual", signal: init.signal });
+    const response = await exports.default.fetch(
+      new Request(`${this.origin}${path}`, { method: init.method, headers, body: init.body, redirect: "manual", signal: init.signal }),
+    );
     this.lastSetCookies = response.headers.getSetCookie();
     for (const line of this.lastSetCookies) {
       const [pair = ""] = line.split(";");
