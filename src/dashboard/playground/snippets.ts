@@ -6,6 +6,7 @@
  * meant. Every value is written as a literal of its language, so a prompt with quotes, `$`, backslashes or new lines
  * is sent exactly as typed.
  */
+import { shellQuote } from "../../util/shell-quote";
 import type { RunMode } from "./playground-input";
 
 interface SnippetRequest {
@@ -29,11 +30,6 @@ const KEY_PLACEHOLDER = "YOUR_API_KEY";
 
 export function maskedKey(displayPrefix: string | null): string {
   return displayPrefix === null ? KEY_PLACEHOLDER : `${displayPrefix}…`;
-}
-
-/** A POSIX shell word: single quotes keep everything literal; a single quote itself is closed, escaped and reopened. */
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 /** A JSON string is a valid string literal in both Python 3 and JavaScript (the escapes \" \\ \n \uXXXX mean the same). */
