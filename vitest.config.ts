@@ -33,6 +33,8 @@ function workersRuntime() {
           WEBHOOK_RECEIVER_URL: webhookReceiverUrl,
           WEBHOOK_DNS_RESOLVER: `${webhookReceiverUrl}/dns-query`,
           WEBHOOK_RETRY_BASE_SECONDS: "1",
+          // One line per request (src/http/access-log.ts) is noise across thousands of test requests; one test turns it on.
+          ACCESS_LOG: "0",
         },
       },
     };

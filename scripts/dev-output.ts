@@ -7,8 +7,10 @@
  * queue consumer (no flag or variable turns that off); the second, identical table reads as a restart to a newcomer.
  *
  * In both modes wrangler's warning that scheduled Workers are not triggered locally is replaced by one line: the
- * launcher triggers the crons itself (scripts/local-cron.ts). Every other line, warnings and errors included, and
- * every request once the stack is up, goes through untouched.
+ * launcher triggers the crons itself (scripts/local-cron.ts). Once the stack is up, every request shows as the Worker's
+ * own access line (src/http/access-log.ts: `[<request id>] GET /path -> 200 (12 ms)`); by default wrangler's line for
+ * the same request is left out, since it says the same without the id. Every other line, warnings and errors
+ * included, goes through untouched.
  */
 import { Transform, type TransformCallback } from "node:stream";
 import { stripVTControlCharacters } from "node:util";
@@ -31,6 +33,8 @@ const START_UP_CHATTER: readonly RegExp[] = [
 ];
 /** wrangler's log line for one request: `[wrangler:info] GET /path 200 OK (12ms)`. */
 const REQUEST_LINE = /^\[wrangler:info\] [A-Z]+ (\S+) \d{3} /;
+/** The Worker's own line for one request (src/http/access-log.ts): `[req_…] GET /path -> 200 (12 ms)`. */
+const ACCESS_LINE = /^\[[A-Za-z0-9._:-]+\] [A-Z]+ \S+ -> \d{3} \(\d+ ms\)$/;
 
 export interface DevOutputOptions {
   verbose: boolean;
@@ -80,9 +84,10 @@ export function devOutputFilter(options: DevOutputOptions): DevOutputFilter {
       return `${options.scheduledNotice}\n`;
     }
     const request = REQUEST_LINE.exec(plain);
-    if (request !== null && request[1]?.startsWith(LOCAL_SCHEDULED_PATH) === true && !options.verbose) return "";
-    if (!options.verbose && !running) {
-      if (request !== null || plain === "" || START_UP_CHATTER.some((pattern) => pattern.test(plain))) return "";
+    if (!options.verbose) {
+      // the launcher's own start-up requests, then wrangler's duplicate of each access line
+      if (request !== null) return "";
+      if (!running && (ACCESS_LINE.test(plain) || plain === "" || START_UP_CHATTER.some((pattern) => pattern.test(plain)))) return "";
     }
     return `${line}\n`;
   };

@@ -14,6 +14,7 @@ import { registerAdminPoolRoutes } from "./http/admin-pools";
 import { registerAdminProviderAccountRoutes } from "./http/admin-provider-accounts";
 import { registerAdminProviderRoutes } from "./http/admin-providers";
 import { registerBatchRoutes } from "./http/batches";
+import { accessLog } from "./http/access-log";
 import { allowedMethodsOf } from "./http/allowed-methods";
 import { registerPreflightRefusal } from "./http/cors";
 import { registerDocsRoutes } from "./http/docs";
@@ -47,6 +48,8 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   // First: everything after it, errors and 404s included, reads the id, and every response leaves with it.
   app.use("*", requestId);
+  // Second: its line is written once every later middleware, route and error handler has answered.
+  app.use("*", accessLog);
   app.use("*", async (c, next) => {
     c.set("startedAt", Date.now());
     await next();

@@ -77,6 +77,11 @@ export function redactedUrl(url: string): string {
   return logSafe(parsed.pathname.replace(SECRET_PATH, "$1[redacted]") + parsed.search);
 }
 
+/** The URL's path alone, fit for logs like `redactedUrl`: no query (prompts are the customer's), no sign-in token. */
+export function redactedPath(url: string): string {
+  return logSafe(new URL(url).pathname.replace(SECRET_PATH, "$1[redacted]"));
+}
+
 /**
  * This request as the pipeline's callers (a scrape, a job or batch submission) see it: its id names their log lines
  * and its row in the account's request log (src/accounts/request-log.ts), written after the response.

@@ -114,14 +114,17 @@ async function runCanary(env: Env, { provider, params }: Canary, roundAt: number
     console.error(logLine(request.logSubject, "could not record a canary outcome"), cause);
   }
   console.log(
-    JSON.stringify({
-      event: "canary",
-      provider: result.provider,
-      country: result.country,
-      ok: result.ok,
-      reason: result.reason,
-      latency_ms: latencyMs,
-    }),
+    logLine(
+      request.logSubject,
+      JSON.stringify({
+        event: "canary",
+        provider: result.provider,
+        country: result.country,
+        ok: result.ok,
+        reason: result.reason,
+        latency_ms: latencyMs,
+      }),
+    ),
   );
   return result;
 }

@@ -215,4 +215,35 @@ describe("log lines", () => {
       true,
     );
   });
+  it("the access log: one line per answered request, with its id, method, path, status and time; no query, so no prompt and no key", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((...parts: unknown[]) => {
+      lines.push(parts.map(String).join(" "));
+    });
+    const account = await createTestAccount();
+    const on = { ...env, ACCESS_LOG: "1" };
+    const refused = new Request(`${BASE}/scrapers/grok?${query({ prompt: "A secret prompt", country: "JP", api_key: account.apiKey })}`, {
+      headers: { "X-Request-Id": "ticket-access.1" },
+    });
+    expect((await worker.fetch(refused, on, createExecutionContext())).status).toBe(400);
+    const unknown = new Request(`${BASE}/nope`, { headers: { "X-Request-Id": "ticket-access.2" } });
+    expect((await worker.fetch(unknown, on, createExecutionContext())).status).toBe(404);
+    const wrongMethod = new Request(`${BASE}/jobs`, { method: "DELETE", headers: { "X-Request-Id": "ticket-access.3" } });
+    expect((await worker.fetch(wrongMethod, on, createExecutionContext())).status).toBe(405);
+
+    const access = lines.filter((line) => /^\[ticket-access\.\d\] [A-Z]+ \//.test(line));
+    expect(access).toHaveLength(3);
+    expect(access[0]).toMatch(/^\[ticket-access\.1\] GET \/scrapers\/grok -> 400 \(\d+ ms\)$/);
+    expect(access[1]).toMatch(/^\[ticket-access\.2\] GET \/nope -> 404 \(\d+ ms\)$/);
+    expect(access[2]).toMatch(/^\[ticket-access\.3\] DELETE \/jobs -> 405 \(\d+ ms\)$/);
+    for (const line of lines) {
+      expect(line).not.toContain("secret prompt");
+      expect(line).not.toContain(account.apiKey);
+    }
+
+    // Off where ACCESS_LOG is 0 (the test levels' default).
+    const before = lines.length;
+    await worker.fetch(new Request(`${BASE}/nope`), env, createExecutionContext());
+    expect(lines.length).toBe(before);
+  });
 });

@@ -36,7 +36,9 @@ const WRANGLER_START = [
   "[wrangler:info] ✨ Parsed 1 valid header rule.",
   "⎔ Connection status updated",
   "[wrangler:info] Ready on http://127.0.0.1:8797",
+  "[req_3q2-7wEfXb0XQ9kVdZp1sA] GET /openapi.json -> 200 (4899 ms)",
   "[wrangler:info] GET /openapi.json 200 OK (4901ms)",
+  "[req_Zm9vYmFyYmF6cXV4cXV1eA] POST /admin/jobs/recover -> 200 (90 ms)",
   "[wrangler:info] POST /admin/jobs/recover 200 OK (92ms)",
   "\u001b[33m▲ \u001b[43;33m[\u001b[43;30mWARNING\u001b[43;33m]\u001b[0m \u001b[1mSomething else the user must see.\u001b[0m",
   "[wrangler:error] Error: a failure at start",
@@ -49,9 +51,11 @@ const SECOND_TABLE = [
   "",
 ];
 const WRANGLER_RUNNING = [
+  "[my-ticket.7] GET /scrapers/grok -> 200 (2607 ms)",
   "[wrangler:info] GET /scrapers/grok 200 OK (2609ms)",
+  "[wrangler:info] QUEUE scrape-jobs 1/1 (767ms)",
   "[wrangler:info] GET /cdn-cgi/local/scheduled?cron=*+*+*+*+* 200 OK (40ms)",
-  '{"event":"canary","provider":"grok","country":"US","ok":true,"latency_ms":812}',
+  '[canary grok US] {"event":"canary","provider":"grok","country":"US","ok":true,"latency_ms":812}',
 ];
 
 /** Feeds `lines` to the filter in chunks of `chunkSize` characters (cutting lines anywhere), returns what came out. */
@@ -79,7 +83,7 @@ async function filtered(filter: DevOutputFilter, before: readonly string[], afte
 }
 
 describe("npm start: wrangler's output", () => {
-  it("by default keeps only what matters: the cron line, other warnings and errors, then the user's requests", async () => {
+  it("by default keeps only what matters: the cron line, other warnings and errors, then the user's requests with their ids", async () => {
     const out = await filtered(
       devOutputFilter({ verbose: false, scheduledNotice: NOTICE }),
       [...WRANGLER_START, ...SECOND_TABLE],
@@ -89,8 +93,9 @@ describe("npm start: wrangler's output", () => {
       NOTICE,
       "▲ [WARNING] Something else the user must see.",
       "[wrangler:error] Error: a failure at start",
-      "[wrangler:info] GET /scrapers/grok 200 OK (2609ms)",
-      '{"event":"canary","provider":"grok","country":"US","ok":true,"latency_ms":812}',
+      "[my-ticket.7] GET /scrapers/grok -> 200 (2607 ms)",
+      "[wrangler:info] QUEUE scrape-jobs 1/1 (767ms)",
+      '[canary grok US] {"event":"canary","provider":"grok","country":"US","ok":true,"latency_ms":812}',
     ]);
   });
 
