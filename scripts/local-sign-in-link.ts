@@ -34,6 +34,17 @@ export async function issueSignInLink(base: string, adminToken: string, accountI
   return { loginUrl: body.login_url, expiresAt: body.expires_at };
 }
 
+/**
+ * What the terminal says of a link, the same from `npm start` and `npm run sign-in-link`: for whom, and until when in
+ * this machine's clock with its minutes left ("valid until 01:06, in 60 min").
+ */
+export function signInLinkNote(accountId: string, link: IssuedSignInLink, now = Date.now()): string {
+  const expiresAt = new Date(link.expiresAt);
+  const until = expiresAt.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  const minutesLeft = Math.max(0, Math.round((expiresAt.getTime() - now) / 60_000));
+  return `one-time sign-in link for ${accountId}, valid until ${until}, in ${minutesLeft} min`;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEV_ACCOUNT_ID, issueSignInLink } from "./local-sign-in-link";
+import { DEV_ACCOUNT_ID, issueSignInLink, signInLinkNote } from "./local-sign-in-link";
 import { projectRoot } from "./local-stack";
 
 const ADMIN_TOKEN_FILE = join(projectRoot, ".local", "admin-token");
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const accountId = process.argv[2] ?? DEV_ACCOUNT_ID;
   const link = await issueSignInLink(base, adminToken(), accountId);
   console.log(link.loginUrl);
-  console.log(`(one-time sign-in link for ${accountId}, valid until ${link.expiresAt}; open it and press "Sign in")`);
+  console.log(`(${signInLinkNote(accountId, link)}; open it and press "Sign in")`);
 }
 
 main().catch((error: unknown) => {

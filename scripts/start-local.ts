@@ -19,7 +19,7 @@ import { cronsOf } from "./cron-schedule";
 import { devOutputFilter, LOCAL_SCHEDULED_PATH } from "./dev-output";
 import { localCronNotice, planLocalCron, startLocalCron } from "./local-cron";
 import { localOrigins } from "./local-origins";
-import { DEV_ACCOUNT_ID, issueSignInLink } from "./local-sign-in-link";
+import { DEV_ACCOUNT_ID, issueSignInLink, signInLinkNote } from "./local-sign-in-link";
 import {
   applyMigrations,
   descendantsOf,
@@ -67,8 +67,7 @@ async function dashboardLoginLink(base: string, adminToken: string): Promise<{ u
   const another = "another one: npm run sign-in-link";
   try {
     const link = await issueSignInLink(base, adminToken, DEV_ACCOUNT_ID);
-    const until = new Date(link.expiresAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-    return { url: link.loginUrl, note: `(one-time sign-in link for ${DEV_ACCOUNT_ID}, valid until ${until}; ${another})` };
+    return { url: link.loginUrl, note: `(${signInLinkNote(DEV_ACCOUNT_ID, link)}; ${another})` };
   } catch (error) {
     return { url: `(could not issue a sign-in link: ${error instanceof Error ? error.message : String(error)})`, note: `(${another})` };
   }

@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TOKEN = "adm_test-token-for-the-sign-in-link-script";
-const EXPIRES_AT = "2026-11-28T10:00:00.000Z";
+/** The stand-in's links last an hour from when they are issued, like the real default. */
+const LINK_MINUTES = 60;
+/** When the last link the stand-in issued expires. */
+let lastExpiry = new Date(0);
 
 let server: Server;
 let base = "";
@@ -29,7 +32,9 @@ beforeAll(async () => {
       response.writeHead(404).end(JSON.stringify({ detail: "No account with this id.", code: "not_found" }));
       return;
     }
-    response.writeHead(201).end(JSON.stringify({ login_url: `${base}/dashboard/login#token-for-${match[1]}`, expires_at: EXPIRES_AT }));
+    lastExpiry = new Date(Date.now() + LINK_MINUTES * 60_000);
+    const link = { login_url: `${base}/dashboard/login#token-for-${match[1]}`, expires_at: lastExpiry.toISOString() };
+    response.writeHead(201).end(JSON.stringify(link));
   });
   await new Promise<void>((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
   base = `http://127.0.0.1:${portOf(server)}`;
@@ -59,11 +64,13 @@ function portOf(listening: Server): number {
 
 describe("npm run sign-in-link", () => {
   it("prints a fresh link for the dev account, asked of the operator API with the admin token", async () => {
-    const result = await signInLink([], { API_URL: base, ADMIN_TOKEN: TOKEN });
+    // TZ=UTC: the note gives the expiry in the machine's clock, here UTC.
+    const result = await signInLink([], { API_URL: base, ADMIN_TOKEN: TOKEN, TZ: "UTC" });
     expect(result.code).toBe(0);
+    const until = lastExpiry.toISOString().slice(11, 16);
     expect(result.stdout).toBe(
       `${base}/dashboard/login#token-for-acct_dev\n` +
-        `(one-time sign-in link for acct_dev, valid until ${EXPIRES_AT}; open it and press "Sign in")\n`,
+        `(one-time sign-in link for acct_dev, valid until ${until}, in ${LINK_MINUTES} min; open it and press "Sign in")\n`,
     );
     expect(requests.at(-1)).toEqual({ method: "POST", path: "/admin/accounts/acct_dev/login-links", authorization: `Bearer ${TOKEN}` });
   });
