@@ -100,8 +100,8 @@ tr.revoked td { color: var(--faint); }
 .form-row { display: flex; gap: 10px; align-items: flex-end; flex-wrap: wrap; }
 .field { display: flex; flex-direction: column; gap: 6px; flex: 1; min-width: 200px; }
 label { font-weight: 600; font-size: .9rem; }
-input[type="text"] { font: inherit; padding: 9px 12px; min-height: 42px; border: 1px solid var(--border); border-radius: 8px; background: var(--surface); color: var(--text); width: 100%; }
-input[type="text"]:focus { outline: 2px solid var(--accent-soft); border-color: var(--accent); }
+input[type="text"], input[type="url"] { font: inherit; padding: 9px 12px; min-height: 42px; border: 1px solid var(--border); border-radius: 8px; background: var(--surface); color: var(--text); width: 100%; }
+input[type="text"]:focus, input[type="url"]:focus { outline: 2px solid var(--accent-soft); border-color: var(--accent); }
 .hint { color: var(--faint); font-size: .85rem; }
 
 .notice { border-radius: var(--radius); padding: 16px 18px; margin-bottom: 16px; border: 1px solid; }
