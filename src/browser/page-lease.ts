@@ -22,6 +22,7 @@ import { browserPoolStub } from "./browser-pool";
 import { devtoolsBinding } from "./devtools-binding";
 import type { AcquireResult } from "./pool-types";
 import { classifyPageError, isBrowserCrash, type PageLossWatch, watchPageLoss } from "./page-loss";
+import type { LeasedPageReport } from "./leased-page-report";
 import { openLocalisedPage, puppeteer, type PageRequest } from "./session";
 import { PageSession } from "./page/page-session";
 import { StepLog, stepTimingsEnabled, writeStepLog } from "./page/step-timings";
@@ -76,7 +77,11 @@ function acquisitionError(result: Extract<AcquireResult, { ok: false }>, cause?:
   }
 }
 
-export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, work: (session: PageSession) => Promise<T>): Promise<T> {
+export async function withScrapePage<T>(
+  env: Env,
+  request: ScrapePageRequest,
+  work: (session: PageSession, report: LeasedPageReport) => Promise<T>,
+): Promise<T> {
   const steps = new StepLog();
   let outcome: "ok" | "error" = "error";
   try {
@@ -91,7 +96,7 @@ export async function withScrapePage<T>(env: Env, request: ScrapePageRequest, wo
 async function leaseAndUsePage<T>(
   env: Env,
   request: ScrapePageRequest,
-  work: (session: PageSession) => Promise<T>,
+  work: (session: PageSession, report: LeasedPageReport) => Promise<T>,
   steps: StepLog,
 ): Promise<T> {
   const pool = browserPoolStub(env, request.country);
@@ -153,7 +158,7 @@ async function usePage<T>(
   browser: Browser,
   request: ScrapePageRequest,
   preparedSince: number,
-  work: (session: PageSession) => Promise<T>,
+  work: (session: PageSession, report: LeasedPageReport) => Promise<T>,
   release: (healthy: boolean) => Promise<void>,
   steps: StepLog,
 ): Promise<T> {
@@ -173,7 +178,7 @@ async function usePage<T>(
       nextPage = prepareNextPage(browser, request.country, session, { hot });
     });
     try {
-      return await work(session);
+      return await work(session, { country: request.country, signedIn: request.signedIn === true, hotPage: session.hotPage.startedHot });
     } finally {
       // the page closed from here on is this scrape's own doing
       watch.stop();

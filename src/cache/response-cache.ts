@@ -1,7 +1,8 @@
 /**
  * The response cache (KV). A key covers the account, the scraper and every parameter that changes the answer, never
  * the transport ones (timeout, bypass_cache, api_key). Only successful scrapes are stored; an entry holds the
- * provider-derived part of the response, and each hit gets its own job id, timing and hosted markdown.
+ * provider-derived part of the response and who produced it (`served_by`, src/pipeline/served-by.ts), and each hit gets
+ * its own job id, timing and hosted markdown. Keys are `v3:` since entries carry `served_by`: older ones are not read.
  *
  * Entries belong to the account that paid for them. A cache shared between customers answers "has anyone asked this
  * exact prompt in the last hour?" to every other customer (`cached: true` and a fast reply), and prompts are business
@@ -21,7 +22,7 @@ export async function responseCacheKey(scraper: ScraperId, params: ScrapeParams,
     .sort()
     .map((name) => [name, defining[name]]);
   // The account is hashed with the parameters: a key listed in KV says neither who asked nor what.
-  return `v2:${scraper}:${await sha256Hex(JSON.stringify([accountId, canonical]))}`;
+  return `v3:${scraper}:${await sha256Hex(JSON.stringify([accountId, canonical]))}`;
 }
 
 /**

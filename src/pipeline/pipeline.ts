@@ -5,6 +5,7 @@
  * do: src/pipeline/charge.ts, sync-scrape.ts, src/jobs/), though the response states the fixed `credits_used`; and it
  * reads no HTTP request: it throws the service's typed errors (src/errors.ts), which carry the status the HTTP layer sends.
  */
+import type { LeasedPageReport } from "../browser/leased-page-report";
 import { withScrapePage } from "../browser/page-lease";
 import { hostedMarkdownUrl, storeHostedMarkdown, storeHostedMarkdownAfterResponse } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
@@ -16,6 +17,7 @@ import { recordDrift } from "../scrapers/drift-log";
 import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
 import { coalesceScrape } from "./coalesce";
 import type { ScrapeAnswer, ScrapeRequest, ScrapeResponse } from "./scrape-request";
+import { type ProducedAnswer, provenanceOf, readStoredForm, servedByOf, storedFormOf } from "./served-by";
 import { observeCustomerScrape } from "./traffic";
 import { logLine, type LogSubject } from "../util/log-line";
 
@@ -74,17 +76,24 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
   const cacheKey = request.accountId === undefined ? null : await responseCacheKey(request.scraper, request.params, request.accountId);
   if (cacheKey !== null && !request.params.bypass_cache) {
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
-    const answer = cached === null ? null : checkedAnswer(provider, cached, request.logSubject);
-    if (answer !== null) return finishResponse(env, request, answer, { cached: true });
+    const hit = cached === null ? null : readStored(provider, cached, request.logSubject);
+    if (hit !== null) return finishResponse(env, request, hit, { cached: true });
     // Identical requests in flight share one scrape; a follower's answer counts as a cache hit (src/pipeline/coalesce.ts).
+    // What crosses between requests is the stored form: the answer and who produced it, as the cache holds them.
     const shared = await coalesceScrape(
       env,
       cacheKey,
       { signal, deadline, logSubject: request.logSubject },
-      () => scrapeFresh(env, request, provider, cacheKey, signal, deadline),
-      (value) => checkedAnswer(provider, value, request.logSubject),
+      async () => storedFormOf(await scrapeFresh(env, request, provider, cacheKey, signal, deadline)),
+      (value) => {
+        const produced = readStored(provider, value, request.logSubject);
+        return produced === null ? null : storedFormOf(produced);
+      },
     );
-    return finishResponse(env, request, shared.answer, { cached: shared.followed });
+    const produced = readStored(provider, shared.answer, request.logSubject);
+    // read from a stored form this request made or checked itself: a miss here is a bug, never a client error
+    if (produced === null) throw new UnexpectedResultError();
+    return finishResponse(env, request, produced, { cached: shared.followed });
   }
   return finishResponse(env, request, await scrapeFresh(env, request, provider, cacheKey, signal, deadline), { cached: false });
 }
@@ -100,13 +109,13 @@ async function scrapeFresh(
   cacheKey: string | null,
   signal: AbortSignal,
   deadline: number,
-): Promise<ScrapeAnswer> {
+): Promise<ProducedAnswer> {
   const origin = resolveOrigin(env, provider, request.params);
   const endAdmission = await request.admitBrowserWork?.();
-  let raw: unknown;
+  let scraped: { raw: unknown; page: LeasedPageReport };
   try {
     // with the provider's next signed-in session when it has one; a login wall is retried once (src/provider-accounts/)
-    raw = await withProviderAccount(env, { provider, params: request.params, signal, logSubject: request.logSubject }, (session) =>
+    scraped = await withProviderAccount(env, { provider, params: request.params, signal, logSubject: request.logSubject }, (session) =>
       withScrapePage(
         env,
         {
@@ -119,9 +128,10 @@ async function scrapeFresh(
           signedIn: session !== null,
           logSubject: request.logSubject,
         },
-        async (pageSession) => {
+        async (pageSession, page) => {
           if (session !== null) await applySessionToPage(pageSession.page, session, origin);
-          return provider.scrape({ pageSession, origin, params: request.params, signal, deadline, recorder: request.recorder });
+          const raw = await provider.scrape({ pageSession, origin, params: request.params, signal, deadline, recorder: request.recorder });
+          return { raw, page };
         },
       ),
     );
@@ -134,22 +144,34 @@ async function scrapeFresh(
   // independent round trips, sent together rather than one after another.
   const admissionEnded = endAdmission?.();
   try {
-    const answer = checkedAnswer(provider, raw, request.logSubject);
+    const answer = checkedAnswer(provider, scraped.raw, request.logSubject);
     if (answer === null) throw new UnexpectedResultError();
     if (answer.result.trim() === "") throw new UnexpectedResultError();
+    const produced: ProducedAnswer = { answer, provenance: provenanceOf(provider, answer, scraped.page, request.attempt ?? 1) };
     // The cache entry and the hosted markdown land after the answer went out when the caller can finish work later
     // (this isolate reads its own pending cache write meanwhile; the /md/ route waits for a document still landing).
     const answerWaitsFor = [publishHostedMarkdown(env, request, answer)];
     if (cacheKey !== null) {
-      const cacheWritten = writeCachedAnswer(env.CACHE, cacheKey, answer, Number(env.CACHE_TTL_SECONDS) || 3600, request.logSubject);
+      const cacheWritten = writeCachedAnswer(
+        env.CACHE,
+        cacheKey,
+        storedFormOf(produced),
+        Number(env.CACHE_TTL_SECONDS) || 3600,
+        request.logSubject,
+      );
       if (request.afterResponse === undefined) answerWaitsFor.push(cacheWritten);
       else request.afterResponse(cacheWritten);
     }
     await Promise.all(answerWaitsFor);
-    return answer;
+    return produced;
   } finally {
     await admissionEnded;
   }
+}
+
+/** A cache entry or shared answer read back (src/pipeline/served-by.ts); null when it is not one of this provider's. */
+function readStored(provider: AnyProvider, value: unknown, logSubject: LogSubject): ProducedAnswer | null {
+  return readStoredForm(value, (fields) => checkedAnswer(provider, fields, logSubject));
 }
 
 /** The answer if it matches the provider's declared schema (a parser bug is a 500, never a malformed 200). */
@@ -190,7 +212,7 @@ async function publishHostedMarkdown(env: Env, request: ScrapeRequest, answer: S
 async function finishResponse(
   env: Env,
   request: ScrapeRequest,
-  answer: ScrapeAnswer,
+  { answer, provenance }: ProducedAnswer,
   { cached }: { cached: boolean },
 ): Promise<ScrapeResponse> {
   if (cached) await publishHostedMarkdown(env, request, answer);
@@ -205,5 +227,6 @@ async function finishResponse(
     elapsed_ms: Date.now() - request.startedAt,
     cached,
     markdown_url: hostedMarkdownUrl(request.baseUrl, request.jobId),
+    served_by: servedByOf(provenance, cached),
   };
 }

@@ -23,6 +23,8 @@ export interface ScrapeRequest {
   logSubject: LogSubject;
   /** When the caller's request started (ms since epoch), for `elapsed_ms`. */
   startedAt: number;
+  /** The job's attempt number (src/jobs/job-attempts.ts), for `served_by.attempt`; a synchronous scrape's is 1 (absent). */
+  attempt?: number;
   /** Aborted when a synchronous caller disconnects: the scrape then stops at once (and its credits are restored). */
   abandoned?: AbortSignal;
   /**
@@ -46,6 +48,5 @@ export interface ScrapeRequest {
   afterResponse?: (work: Promise<void>) => void;
 }
 
-/** The provider-derived part of a response: `result`, `result_markdown` and the scraper's own fields. */
-export type ScrapeAnswer = Record<string, unknown> & { result: string; result_markdown: string | null };
+export type { ScrapeAnswer } from "./scrape-answer";
 export type ScrapeResponse = Record<string, unknown> & { job_id: string; result: string };

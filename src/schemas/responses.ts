@@ -26,7 +26,46 @@ export const ErrorBodySchema = z
   })
   .openapi("Error");
 
-/** §2.1: fields every scraper's 200 response carries. */
+/** `served_by.session`: whether the browser carried a provider account's signed-in session (docs/real-sites.md). */
+export const SERVED_BY_SESSIONS = ["signed_in", "anonymous"] as const;
+
+/**
+ * Who produced an answer (not a field of spec §2.1; added beside them): what the browser layer knew of the page, the
+ * attempt and the provider's declarations. A response-cache entry stores it with the answer, so a cache hit and a
+ * coalesced follower say who produced the answer they carry (see `ServedBySchema`).
+ */
+export const ScrapeProvenanceSchema = z.object({
+  country: z.string().openapi({ description: "Country the browser session was pinned to (its pool's country)", example: "US" }),
+  session: z
+    .enum(SERVED_BY_SESSIONS)
+    .openapi({ description: "Whether the page was signed in to a provider account", example: "anonymous" }),
+  attempt: z.number().int().min(1).openapi({
+    description: "Number of the attempt that produced the answer: 1 for a synchronous scrape, the job's attempt for a job",
+    example: 1,
+  }),
+  hot_page: z.boolean().openapi({ description: "true if the scrape started from a hot page (the provider's page already loaded)" }),
+  model_label: z.string().nullable().openapi({
+    description: "The model label the provider's page or stream showed; null where the site shows none",
+    example: "grok-4-fast",
+  }),
+  scraper_version: z
+    .string()
+    .openapi({ description: "Version of the scraper's navigation and parser, declared per provider", example: "grok/2026.11.1" }),
+});
+export type ScrapeProvenance = z.infer<typeof ScrapeProvenanceSchema>;
+
+/**
+ * `served_by` on every 200: the provenance of the scrape that produced the answer. A cache hit or a request answered by
+ * an identical request's scrape (`cached: true`) carries the provenance of that original scrape, with `from_cache: true`.
+ */
+export const ServedBySchema = ScrapeProvenanceSchema.extend({
+  from_cache: z.boolean().openapi({
+    description: "true when the answer came from the cache or from an identical request's scrape: the other fields describe that scrape",
+  }),
+}).openapi("ServedBy");
+export type ServedBy = z.infer<typeof ServedBySchema>;
+
+/** §2.1: fields every scraper's 200 response carries, and `served_by` beside them. */
 export const CommonScrapeFieldsSchema = z.object({
   scraper: z.string().openapi({ description: "Identifier of the scraper that handled the request", example: "grok" }),
   status: z.literal("done"),
@@ -39,6 +78,7 @@ export const CommonScrapeFieldsSchema = z.object({
   elapsed_ms: z.number().openapi({ description: "End-to-end duration in milliseconds" }),
   cached: z.boolean().openapi({ description: "true if served from cache" }),
   markdown_url: z.string().nullable().openapi({ description: "Hosted markdown of this response; expires after 24 hours" }),
+  served_by: ServedBySchema,
 });
 export type CommonScrapeFields = z.infer<typeof CommonScrapeFieldsSchema>;
 

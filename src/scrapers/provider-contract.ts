@@ -60,6 +60,17 @@ export interface ProviderDefinition<Id extends string, Shape extends ProviderPar
   readonly kind: string;
   /** One sentence for the docs: what the scraper returns. */
   readonly summary: string;
+  /**
+   * The scraper's version, `<id>/<year>.<month>.<n>` (e.g. "grok/2026.11.1"), stated in every response's
+   * `served_by.scraper_version`: bumped whenever its navigation or parser changes (CONTRIBUTING.md), so an answer can be
+   * traced to the code that produced it.
+   */
+  readonly version: string;
+  /**
+   * The answer field holding the model label the provider's page or stream shows (`served_by.model_label`); absent
+   * where the site shows none.
+   */
+  readonly modelLabelField?: keyof z.output<Answer> & string;
   /** Provider-specific query parameters (zod, with OpenAPI metadata); the common ones are added by the platform. */
   readonly params: Shape;
   readonly countries?: ProviderCountries;

@@ -15,6 +15,8 @@ export interface AnyProvider {
   readonly name: string;
   readonly kind: string;
   readonly summary: string;
+  readonly version: string;
+  readonly modelLabelField?: string;
   readonly params: ProviderParamShape;
   readonly countries?: ProviderDefinition<string, ProviderParamShape, z.ZodObject<z.ZodRawShape>>["countries"];
   readonly answer: z.ZodObject<z.ZodRawShape>;

@@ -19,6 +19,8 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { providerById } from "../../src/scrapers/registry";
+import type { ServedBy } from "../../src/schemas/responses";
 import { api, balanceOf, createTestAccount, discardPreparedPages, ledgerOf, query, replicaControl } from "../support/workers/helpers";
 
 export interface ProviderContractOptions {
@@ -92,7 +94,11 @@ interface JobView {
   status: string;
   attempts: number;
   error?: string;
+  result?: { served_by?: ServedBy };
 }
+
+/** The spec's default country (§4.1), which a contract without a `country` parameter scrapes in. */
+const DEFAULT_COUNTRY = "US";
 
 async function waitForTerminal(jobId: string, timeoutMs = 110_000): Promise<JobView> {
   const deadline = Date.now() + timeoutMs;
@@ -106,6 +112,8 @@ async function waitForTerminal(jobId: string, timeoutMs = 110_000): Promise<JobV
 
 export function describeProviderContract(options: ProviderContractOptions): void {
   const { provider } = options;
+  // the version the provider declares (its index.ts), which every answer it produces must state
+  const declaredVersion = providerById(provider)?.version;
   const request = (prompt: string, apiKey: string, extra: Record<string, string> = {}) =>
     api(`/scrapers/${provider}?${query({ ...options.params, prompt, ...extra })}`, { apiKey });
   const submit = async (prompt: string, apiKey: string): Promise<string> => {
@@ -172,7 +180,32 @@ export function describeProviderContract(options: ProviderContractOptions): void
       const done = await waitForTerminal(job);
       expect(done.status, JSON.stringify(done)).toBe("done");
       expect(done.attempts).toBe(3);
+      // the answer says which attempt produced it: the third, after two transient faults
+      expect(done.result?.served_by).toMatchObject({ attempt: 3, from_cache: false, scraper_version: declaredVersion });
       expect(await balanceOf(own.accountId)).toBe(6);
+    });
+
+    it("served_by: the country asked, signed out, attempt 1, the declared version; the identical request repeats it from the cache", async () => {
+      const own = await createTestAccount(6);
+      const country = options.params?.country ?? DEFAULT_COUNTRY;
+      const prompt = `${options.prompt} (served by ${crypto.randomUUID().slice(0, 8)})`;
+      const fresh = await request(prompt, own.apiKey, { country });
+      expect(fresh.status, await fresh.clone().text()).toBe(200);
+      const first = (await fresh.json()) as { cached: boolean; served_by: ServedBy };
+      expect(first.cached).toBe(false);
+      expect(first.served_by).toMatchObject({
+        country,
+        session: "anonymous",
+        attempt: 1,
+        scraper_version: declaredVersion,
+        from_cache: false,
+      });
+      expect(typeof first.served_by.hot_page).toBe("boolean");
+      const repeated = await request(prompt, own.apiKey, { country });
+      expect(repeated.status).toBe(200);
+      const second = (await repeated.json()) as { cached: boolean; served_by: ServedBy };
+      expect(second.cached).toBe(true);
+      expect(second.served_by).toEqual({ ...first.served_by, from_cache: true });
     });
 
     it("layout drift → 502 with the client-safe drift detail, credits restored, nothing cached, counted for the operators", async () => {

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { responseCacheKey } from "../../src/cache/response-cache";
-import { seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import { cacheEntryJson, SEEDED_PROVENANCE, seedCachedGrokAnswer } from "../support/workers/account-helpers";
 import { postBatch } from "../support/workers/async-helpers";
 import { api, balanceOf, createTestAccount, ledgerOf, query } from "../support/workers/helpers";
 
@@ -15,7 +15,13 @@ async function seedAnswers(accountId: string, prompt: string): Promise<void> {
   await seedCachedGrokAnswer(prompt, accountId);
   const common = { prompt, country: "US", bypass_cache: false, timeout: 300 };
   const put = async (scraper: "perplexity" | "amazon_rufus", params: Record<string, unknown>, answer: Record<string, unknown>) =>
-    env.CACHE.put(await responseCacheKey(scraper, { ...common, ...params }, accountId), JSON.stringify(answer), { expirationTtl: 3600 });
+    env.CACHE.put(
+      await responseCacheKey(scraper, { ...common, ...params }, accountId),
+      cacheEntryJson(answer, { ...SEEDED_PROVENANCE, model_label: null, scraper_version: `${scraper}/2026.11.1` }),
+      {
+        expirationTtl: 3600,
+      },
+    );
   await put(
     "perplexity",
     { web_search: true },

@@ -14,7 +14,7 @@ import { NO_SUCH_KEY_DETAIL } from "../../src/dashboard/playground/key-admission
 import { answerHtml } from "../../src/dashboard/playground/answer-html";
 import { jobStub } from "../../src/jobs/job-record";
 import { allProviders } from "../../src/scrapers/registry";
-import { adminApi, adminJson, newAccount, newKey } from "../support/workers/account-helpers";
+import { adminApi, adminJson, cacheEntryJson, newAccount, newKey } from "../support/workers/account-helpers";
 import { holdGrokScrape, ledgerKindsOnce } from "./held-scrape";
 import { BASE, api, balanceOf } from "../support/workers/helpers";
 import { Visitor, csrfOf } from "../support/workers/dashboard-visitor";
@@ -83,7 +83,7 @@ const RICH_ANSWER = {
 async function seedGrokAnswer(accountId: string, prompt: string, markdown: string): Promise<void> {
   const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
   const answer = { result: markdown.replace(/[*[\]]/g, ""), result_markdown: markdown, ...RICH_ANSWER };
-  await env.CACHE.put(await responseCacheKey("grok", params, accountId), JSON.stringify(answer), { expirationTtl: 3600 });
+  await env.CACHE.put(await responseCacheKey("grok", params, accountId), cacheEntryJson(answer), { expirationTtl: 3600 });
 }
 
 async function chargesOf(accountId: string): Promise<Array<{ operation_id: string; key_id: string | null; delta: number; kind: string }>> {

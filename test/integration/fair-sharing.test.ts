@@ -21,7 +21,15 @@ import type { JobView } from "../../src/jobs/job-types";
 import { takeAccountSlot } from "../../src/limits/account-slots";
 import { MAX_TURNS_GIVEN_AWAY } from "../../src/limits/job-turns";
 import type { AccountLimitsView } from "../../src/limits/limits-view";
-import { adminApi, adminJson, authProbe, newAccount, newKey, seedCachedGrokAnswer } from "../support/workers/account-helpers";
+import {
+  adminApi,
+  adminJson,
+  authProbe,
+  cacheEntryJson,
+  newAccount,
+  newKey,
+  seedCachedGrokAnswer,
+} from "../support/workers/account-helpers";
 import { BASE, api, balanceOf, createTestAccount, query } from "../support/workers/helpers";
 import { createUnqueuedJob } from "../support/workers/async-helpers";
 import { Visitor, csrfOf } from "../support/workers/dashboard-visitor";
@@ -128,7 +136,7 @@ describe("the response cache belongs to the account that paid for it (5)", () =>
       llm_model: "grok-test",
       mode: "MODEL_MODE_AUTO",
     };
-    await env.CACHE.put(await responseCacheKey("grok", params, a.accountId), JSON.stringify(answer), { expirationTtl: 3600 });
+    await env.CACHE.put(await responseCacheKey("grok", params, a.accountId), cacheEntryJson(answer), { expirationTtl: 3600 });
     const path = `/scrapers/grok?${query({ prompt, country })}`;
 
     const own = await api(path, { apiKey: a.apiKey });

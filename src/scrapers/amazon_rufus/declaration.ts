@@ -77,4 +77,13 @@ export const RUFUS_EXAMPLE = {
   elapsed_ms: 936,
   cached: false,
   markdown_url: "https://api.example.com/md/8e048cff-7a70-4e13-bba1-dbe2515d2711.md",
+  served_by: {
+    country: "DE",
+    session: "anonymous",
+    attempt: 1,
+    hot_page: true,
+    model_label: null,
+    scraper_version: "amazon_rufus/2026.11.1",
+    from_cache: false,
+  },
 };

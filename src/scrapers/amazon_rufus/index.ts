@@ -13,6 +13,7 @@ export const amazonRufusProvider = defineProvider({
   name: "Amazon Rufus",
   kind: "shopping assistant",
   summary: "Rufus's answer to a shopping query with the product cards it shows and suggested questions.",
+  version: "amazon_rufus/2026.11.1",
   params: {},
   countries: RUFUS_COUNTRIES,
   answer: RufusAnswerSchema,

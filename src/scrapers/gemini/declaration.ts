@@ -55,4 +55,13 @@ export const GEMINI_EXAMPLE = {
   elapsed_ms: 14250.5,
   cached: false,
   markdown_url: "https://api.example.com/md/6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f.md",
+  served_by: {
+    country: "US",
+    session: "anonymous",
+    attempt: 1,
+    hot_page: true,
+    model_label: "3.6 Flash",
+    scraper_version: "gemini/2026.11.1",
+    from_cache: false,
+  },
 };

@@ -21,6 +21,8 @@ export const geminiProvider = defineProvider({
   name: "Gemini",
   kind: "search-company assistant",
   summary: "Gemini's answer with rich citations (snippet, site, highlighted sentences) and the model used.",
+  version: "gemini/2026.11.1",
+  modelLabelField: "llm_model",
   params: {},
   countries: { refused: ["JP", "TW"] },
   answer: GeminiAnswerSchema,

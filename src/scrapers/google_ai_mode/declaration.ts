@@ -79,4 +79,13 @@ export const GOOGLE_AI_MODE_EXAMPLE = {
   elapsed_ms: 9421.7,
   cached: false,
   markdown_url: "https://api.example.com/md/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f.md",
+  served_by: {
+    country: "US",
+    session: "anonymous",
+    attempt: 1,
+    hot_page: true,
+    model_label: null,
+    scraper_version: "google_ai_mode/2026.11.1",
+    from_cache: false,
+  },
 };

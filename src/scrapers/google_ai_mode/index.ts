@@ -16,6 +16,7 @@ export const googleAiModeProvider = defineProvider({
   name: "Google AI Mode",
   kind: "AI search mode",
   summary: "Google Search's AI Mode answer with its citations and the sources panel.",
+  version: "google_ai_mode/2026.11.1",
   params: {},
   countries: { refused: ["JP", "TW"] },
   answer: GoogleAiModeAnswerSchema,

@@ -81,4 +81,13 @@ export const GROK_EXAMPLE = {
   elapsed_ms: 1299,
   cached: false,
   markdown_url: "https://api.example.com/md/16cde716-4d60-41df-bab5-d17236a7518e.md",
+  served_by: {
+    country: "US",
+    session: "anonymous",
+    attempt: 1,
+    hot_page: true,
+    model_label: "grok-4-fast",
+    scraper_version: "grok/2026.11.1",
+    from_cache: false,
+  },
 };

@@ -12,6 +12,8 @@ export const grokProvider = defineProvider({
   name: "Grok",
   kind: "social-network assistant",
   summary: "Grok's answer with the web pages and X posts it cited, follow-up questions, conversation metadata and model.",
+  version: "grok/2026.11.1",
+  modelLabelField: "llm_model",
   params: GROK_PARAMS,
   countries: { refused: ["JP", "TW"] },
   answer: GrokAnswerSchema,

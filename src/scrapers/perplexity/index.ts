@@ -15,6 +15,7 @@ export const perplexityProvider = defineProvider({
   name: "Perplexity",
   kind: "answer engine",
   summary: "Perplexity's answer with numbered web sources ([n] markers index `sources`) and related questions.",
+  version: "perplexity/2026.11.1",
   params: PERPLEXITY_PARAMS,
   answer: PerplexityAnswerSchema,
   example: {
@@ -42,6 +43,15 @@ export const perplexityProvider = defineProvider({
     elapsed_ms: 8123.4,
     cached: false,
     markdown_url: "https://api.example.com/md/5b0e1c62-8a4f-4f0e-9a57-0d3c8d1f2a6b.md",
+    served_by: {
+      country: "US",
+      session: "anonymous",
+      attempt: 1,
+      hot_page: true,
+      model_label: null,
+      scraper_version: "perplexity/2026.11.1",
+      from_cache: false,
+    },
   },
   origin: { real: () => "https://www.perplexity.ai" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...PERPLEXITY_DOMAINS])],

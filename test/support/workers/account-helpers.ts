@@ -1,6 +1,7 @@
 /** Helpers of the operator, account and dashboard tests: admin calls, and charged scrapes that need no browser. */
 import { env } from "cloudflare:workers";
 import { responseCacheKey } from "../../../src/cache/response-cache";
+import type { ScrapeProvenance } from "../../../src/schemas/responses";
 import { sha256Hex } from "../../../src/util/crypto";
 
 import { api, query } from "./helpers";
@@ -48,6 +49,21 @@ export function newKey(accountId: string, name = "Production", scope?: "scrape" 
   return adminJson<CreatedKey>(`/admin/accounts/${accountId}/keys`, { method: "POST", body: { name, scope } }, 201);
 }
 
+/** Who produced a seeded cache entry, as the entry states it: a scrape through the US pool, signed out, first attempt. */
+export const SEEDED_PROVENANCE: ScrapeProvenance = {
+  country: "US",
+  session: "anonymous",
+  attempt: 1,
+  hot_page: false,
+  model_label: "grok-test",
+  scraper_version: "grok/2026.11.1",
+};
+
+/** A response-cache entry's JSON: the answer's fields and, beside them, who produced it (src/pipeline/served-by.ts). */
+export function cacheEntryJson(answer: Record<string, unknown>, provenance: ScrapeProvenance = SEEDED_PROVENANCE): string {
+  return JSON.stringify({ ...answer, served_by: provenance });
+}
+
 /**
  * Puts an answer for `prompt` in the response cache of `accountId` (entries are per account), so
  * `GET /scrapers/grok?prompt=…` with a key of that account is a real, charged 200 that needs no browser (a cache hit is
@@ -62,7 +78,7 @@ export async function seedCachedGrokAnswer(prompt: string, accountId?: string): 
   const params = { prompt, country: "US", bypass_cache: false, timeout: 300, mode: "MODEL_MODE_AUTO" };
   await env.CACHE.put(
     await responseCacheKey("grok", params, accountId),
-    JSON.stringify({
+    cacheEntryJson({
       result: `Cached answer to: ${prompt}`,
       result_markdown: `Cached answer to: **${prompt}**`,
       web_sources: [],

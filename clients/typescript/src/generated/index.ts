@@ -306,6 +306,7 @@ export type {
   ScrapePerplexityErrors,
   ScrapePerplexityResponse,
   ScrapePerplexityResponses,
+  ServedBy,
   ServiceStatus,
   SessionCookie,
   SessionOriginStorage,

@@ -34,6 +34,7 @@ export type ChatgptResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   /**
    * Every hyperlink of the reply in order: citations and ordinary links
    */
@@ -61,6 +62,37 @@ export type ChatgptResponse = {
   result_markdown_json?: Array<{
     [key: string]: unknown;
   }>;
+};
+
+export type ServedBy = {
+  /**
+   * Country the browser session was pinned to (its pool's country)
+   */
+  country: string;
+  /**
+   * Whether the page was signed in to a provider account
+   */
+  session: "signed_in" | "anonymous";
+  /**
+   * Number of the attempt that produced the answer: 1 for a synchronous scrape, the job's attempt for a job
+   */
+  attempt: number;
+  /**
+   * true if the scrape started from a hot page (the provider's page already loaded)
+   */
+  hot_page: boolean;
+  /**
+   * The model label the provider's page or stream showed; null where the site shows none
+   */
+  model_label: string | null;
+  /**
+   * Version of the scraper's navigation and parser, declared per provider
+   */
+  scraper_version: string;
+  /**
+   * true when the answer came from the cache or from an identical request's scrape: the other fields describe that scrape
+   */
+  from_cache: boolean;
 };
 
 export type Error = {
@@ -146,6 +178,7 @@ export type PerplexityResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   /**
    * Web sources in citation order; [] when web_search=false
    */
@@ -199,6 +232,7 @@ export type GrokResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   web_sources: Array<WebSource>;
   social_results: Array<SocialResult>;
   related_questions: Array<string>;
@@ -270,6 +304,7 @@ export type CopilotResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   /**
    * Pages Copilot cited, in order, de-duplicated by url
    */
@@ -322,6 +357,7 @@ export type GeminiResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   /**
    * One entry per distinct source, in order of its first chip
    */
@@ -383,6 +419,7 @@ export type GoogleAiModeResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   /**
    * Sources cited inline, in order of first citation, without duplicates
    */
@@ -449,6 +486,7 @@ export type AmazonRufusResponse = {
    * Hosted markdown of this response; expires after 24 hours
    */
   markdown_url: string | null;
+  served_by: ServedBy;
   /**
    * Product cards Rufus showed, one per ASIN, in order
    */
