@@ -78,7 +78,19 @@ async function expectScenario(prompt: string, mode: CopilotWireMode): Promise<Co
   const { status, body } = await scrape({ prompt, mode, bypass_cache: "true" });
   expect(status, JSON.stringify(body)).toBe(200);
   expectCommonFields(body, prompt);
-  const { scraper, status: done, job_id, prompt: echoed, country, credits_used, elapsed_ms, cached, markdown_url, ...fields } = body;
+  const {
+    scraper,
+    status: done,
+    job_id,
+    prompt: echoed,
+    country,
+    credits_used,
+    elapsed_ms,
+    cached,
+    markdown_url,
+    served_by,
+    ...fields
+  } = body;
   expect(fields).toEqual(expected(prompt, mode));
   await expectSent(prompt, mode);
   return body;
