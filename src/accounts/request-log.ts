@@ -57,14 +57,43 @@ export interface RequestLogEntry extends Omit<RequestOrigin, "afterResponse"> {
 type RequestReport = Omit<RequestLogEntry, keyof RequestOrigin | "latencyMs">;
 
 /** Hands the request's row to `afterResponse`: the response never waits for it, and it never fails the request. */
-export function logRequest(db: D1Database, origin: RequestOrigin, report: RequestReport): void {
+function logRequest(db: D1Database, origin: RequestOrigin, report: RequestReport): void {
   const { afterResponse, ...fields } = origin;
   const entry: RequestLogEntry = { ...fields, ...report, latencyMs: Date.now() - origin.startedAt };
   afterResponse(recordRequest(db, entry, requestSubject(origin.requestId)));
 }
 
+/** What a request's result says of it: its status, outcome and net credits, and the job or batch it created. */
+type ResultReport = Pick<RequestReport, "statusCode" | "outcome" | "credits"> & Partial<Pick<RequestReport, "jobId" | "batchId">>;
+/** What is known of the request before it runs (a sync scrape's job id included); ids not given are null. */
+type FixedReport = Omit<RequestReport, "statusCode" | "outcome" | "credits" | "errorCode" | "jobId" | "batchId"> &
+  Partial<Pick<RequestReport, "jobId" | "batchId">>;
+
+/**
+ * Runs `work` and logs the request either way: what `reportOf` says of its result, or the failure's status and code
+ * with nothing charged. The error is rethrown as it came; the row is written after the response (`logRequest`).
+ */
+export async function withRequestLog<T>(
+  db: D1Database,
+  origin: RequestOrigin,
+  fixed: FixedReport,
+  work: () => Promise<T>,
+  reportOf: (result: T) => ResultReport,
+): Promise<T> {
+  const ids = { jobId: null, batchId: null };
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    logRequest(db, origin, { ...ids, ...fixed, ...failureOf(error), outcome: "failed", credits: 0 });
+    throw error;
+  }
+  logRequest(db, origin, { ...ids, ...fixed, ...reportOf(result), errorCode: null });
+  return result;
+}
+
 /** The status code and error code a failure answers with (src/errors.ts: the status the HTTP layer sends). */
-export function failureOf(error: unknown): { statusCode: number; errorCode: string } {
+function failureOf(error: unknown): { statusCode: number; errorCode: string } {
   const failure = toServiceError(error);
   return { statusCode: failure.status, errorCode: failure.code };
 }

@@ -7,7 +7,7 @@
  * request that created the batch, and the request lands in the account's request log (src/accounts/request-log.ts).
  */
 import { getAccount } from "../accounts/accounts";
-import { failureOf, logRequest, type RequestOrigin } from "../accounts/request-log";
+import { type RequestOrigin, withRequestLog } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { CREDITS_PER_REQUEST, chargeBatchCredits, refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
@@ -49,30 +49,21 @@ export async function submitBatch(
   key: AuthenticatedKey,
   origin: RequestOrigin,
 ): Promise<SubmittedBatch> {
-  const logged = {
-    accountId: key.accountId,
-    keyId: key.keyId,
-    kind: "batch",
-    scraper: submission.scraper,
-    jobId: null,
-    itemCount: submission.items.length,
-  } as const;
-  try {
-    const submitted = await submitOnce(env, submission, key, origin.requestId);
-    const replayed = submitted.replayed === true;
-    logRequest(env.DB, origin, {
-      ...logged,
-      batchId: submitted.batchId,
-      statusCode: 202,
-      outcome: replayed ? "replayed" : "queued",
-      errorCode: null,
-      credits: replayed ? 0 : CREDITS_PER_REQUEST * submitted.queuedJobs,
-    });
-    return submitted;
-  } catch (error) {
-    logRequest(env.DB, origin, { ...logged, batchId: null, ...failureOf(error), outcome: "failed", credits: 0 });
-    throw error;
-  }
+  return withRequestLog(
+    env.DB,
+    origin,
+    { accountId: key.accountId, keyId: key.keyId, kind: "batch", scraper: submission.scraper, itemCount: submission.items.length },
+    () => submitOnce(env, submission, key, origin.requestId),
+    (submitted) => {
+      const replayed = submitted.replayed === true;
+      return {
+        batchId: submitted.batchId,
+        statusCode: 202,
+        outcome: replayed ? "replayed" : "queued",
+        credits: replayed ? 0 : CREDITS_PER_REQUEST * submitted.queuedJobs,
+      };
+    },
+  );
 }
 
 async function submitOnce(env: Env, submission: BatchSubmission, key: AuthenticatedKey, requestId: string): Promise<SubmittedBatch> {

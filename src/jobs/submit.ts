@@ -7,7 +7,7 @@
  * the account's request log (src/accounts/request-log.ts) after the response, accepted or refused.
  */
 import { getAccount } from "../accounts/accounts";
-import { failureOf, logRequest, type RequestOrigin } from "../accounts/request-log";
+import { type RequestOrigin, withRequestLog } from "../accounts/request-log";
 import { recordSubmittedJob } from "./jobs-table";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { CREDITS_PER_REQUEST, refundCredits } from "../credits/ledger";
@@ -40,30 +40,21 @@ interface JobSubmission {
 }
 
 export async function submitJob(env: Env, submission: JobSubmission, key: AuthenticatedKey, origin: RequestOrigin): Promise<SubmittedJob> {
-  const logged = {
-    accountId: key.accountId,
-    keyId: key.keyId,
-    kind: "job",
-    scraper: submission.scraper,
-    batchId: null,
-    itemCount: null,
-  } as const;
-  try {
-    const submitted = await submitOnce(env, submission, key, origin.requestId);
-    const replayed = submitted.replayed === true;
-    logRequest(env.DB, origin, {
-      ...logged,
-      jobId: submitted.jobId,
-      statusCode: 202,
-      outcome: replayed ? "replayed" : "queued",
-      errorCode: null,
-      credits: replayed ? 0 : CREDITS_PER_REQUEST,
-    });
-    return submitted;
-  } catch (error) {
-    logRequest(env.DB, origin, { ...logged, jobId: null, ...failureOf(error), outcome: "failed", credits: 0 });
-    throw error;
-  }
+  return withRequestLog(
+    env.DB,
+    origin,
+    { accountId: key.accountId, keyId: key.keyId, kind: "job", scraper: submission.scraper, itemCount: null },
+    () => submitOnce(env, submission, key, origin.requestId),
+    (submitted) => {
+      const replayed = submitted.replayed === true;
+      return {
+        jobId: submitted.jobId,
+        statusCode: 202,
+        outcome: replayed ? "replayed" : "queued",
+        credits: replayed ? 0 : CREDITS_PER_REQUEST,
+      };
+    },
+  );
 }
 
 async function submitOnce(env: Env, submission: JobSubmission, key: AuthenticatedKey, requestId: string): Promise<SubmittedJob> {

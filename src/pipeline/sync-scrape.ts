@@ -1,4 +1,4 @@
-import { failureOf, logRequest, type RequestOrigin } from "../accounts/request-log";
+import { type RequestOrigin, withRequestLog } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { CREDITS_PER_REQUEST, refundCredits } from "../credits/ledger";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
@@ -29,23 +29,13 @@ export async function scrapeSynchronously(
   key: AuthenticatedKey,
   origin: RequestOrigin,
 ): Promise<SyncScrapeOutcome> {
-  const logged = { accountId: key.accountId, keyId: key.keyId, kind: "sync", scraper: request.scraper, jobId: request.jobId } as const;
-  const unbatched = { batchId: null, itemCount: null } as const;
-  try {
-    const outcome = await chargedScrape(env, request, key, origin);
-    logRequest(env.DB, origin, {
-      ...logged,
-      ...unbatched,
-      statusCode: 200,
-      outcome: "done",
-      errorCode: null,
-      credits: CREDITS_PER_REQUEST,
-    });
-    return outcome;
-  } catch (error) {
-    logRequest(env.DB, origin, { ...logged, ...unbatched, ...failureOf(error), outcome: "failed", credits: 0 });
-    throw error;
-  }
+  return withRequestLog(
+    env.DB,
+    origin,
+    { accountId: key.accountId, keyId: key.keyId, kind: "sync", scraper: request.scraper, jobId: request.jobId, itemCount: null },
+    () => chargedScrape(env, request, key, origin),
+    () => ({ statusCode: 200, outcome: "done", credits: CREDITS_PER_REQUEST }),
+  );
 }
 
 async function chargedScrape(
