@@ -69,6 +69,7 @@ function docsPage() {
 <link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui/swagger-ui.css">
 <link rel="stylesheet" href="${DOCS_ASSETS}/docs.css">
 <script src="${DOCS_ASSETS}/swagger-ui/swagger-ui-bundle.js" defer></script>
+<script src="${DOCS_ASSETS}/swagger-options.js" defer></script>
 <script src="${DOCS_ASSETS}/code-samples.js" defer></script>
 <script src="${DOCS_ASSETS}/swagger-initializer.js" defer></script>
 </head>
@@ -96,6 +97,7 @@ function operatorDocsPage() {
 <link rel="stylesheet" href="${DOCS_ASSETS}/swagger-ui/swagger-ui.css">
 <link rel="stylesheet" href="${DOCS_ASSETS}/docs.css">
 <script src="${DOCS_ASSETS}/swagger-ui/swagger-ui-bundle.js" defer></script>
+<script src="${DOCS_ASSETS}/swagger-options.js" defer></script>
 <script src="${DOCS_ASSETS}/operator-docs.js" defer></script>
 </head>
 <body>

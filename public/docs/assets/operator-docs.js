@@ -42,21 +42,10 @@ window.addEventListener("DOMContentLoaded", () => {
     form.hidden = true;
     if (typeof window.SwaggerUIBundle !== "function") return;
     window.ui = window.SwaggerUIBundle({
+      ...window.SWAGGER_OPTIONS,
       spec,
       domNode: container,
       presets: [window.SwaggerUIBundle.presets.apis],
-      layout: "BaseLayout",
-      deepLinking: true,
-      validatorUrl: null,
-      docExpansion: "list",
-      defaultModelsExpandDepth: 0,
-      defaultModelExpandDepth: 2,
-      displayRequestDuration: true,
-      filter: true,
-      showCommonExtensions: true,
-      requestSnippetsEnabled: true,
-      tryItOutEnabled: false,
-      supportedSubmitMethods: ["get", "post", "put", "patch", "delete"],
       // Works for the bearer scheme too: Authorize shows the token as applied, and every operation sends it.
       onComplete: () => window.ui.preauthorizeApiKey("AdminToken", token),
     });
