@@ -11,10 +11,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pruneRequestLog } from "../../src/accounts/request-log";
 import worker from "../../src/index";
-import { recordSubmittedJob } from "../../src/jobs/jobs-table";
-import { jobStub } from "../../src/jobs/job-record";
 import { adminJson } from "../support/workers/account-helpers";
-import { seedAnswer } from "../support/workers/async-helpers";
+import { createUnqueuedJob, seedAnswer } from "../support/workers/async-helpers";
 import { signedInVisitor } from "../support/workers/dashboard-visitor";
 import { api, BASE, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
 
@@ -245,28 +243,9 @@ describe("log lines name the request", () => {
   it("a job's attempt logs under the id of the request that created it, and the job's id", async () => {
     await adminJson(`/admin/pools/${NO_BROWSER_COUNTRY}/config`, { method: "POST", body: { launches_per_minute: 0 } });
     const account = await createTestAccount();
-    const jobId = crypto.randomUUID();
-    const createdAt = Date.now();
     const params = { prompt: "Logged job", country: NO_BROWSER_COUNTRY, bypass_cache: false, timeout: 30, mode: "MODEL_MODE_AUTO" };
-    // As a submission with `X-Request-Id: ticket-job-log.7` leaves it: indexed, its record created, its message not sent.
-    await recordSubmittedJob(env.DB, {
-      jobId,
-      accountId: account.accountId,
-      keyId: account.keyId,
-      scraper: "grok",
-      createdAt: new Date(createdAt).toISOString(),
-      requestId: "ticket-job-log.7",
-    });
-    await jobStub(env, jobId).create({
-      jobId,
-      scraper: "grok",
-      params,
-      accountId: account.accountId,
-      keyId: account.keyId,
-      baseUrl: BASE,
-      createdAt,
-      requestId: "ticket-job-log.7",
-    });
+    // As a submission with `X-Request-Id: ticket-job-log.7` leaves it: charged, indexed, its record created, no message.
+    const jobId = await createUnqueuedJob(account, params, Date.now(), "ticket-job-log.7");
 
     const lines = captureConsole();
     const batch = createMessageBatch("scrape-jobs", [{ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: { jobId } }]);

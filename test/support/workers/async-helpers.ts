@@ -139,7 +139,12 @@ export function accountWebhook(accountId: string): Promise<WebhookSettingsBody> 
  * A Grok job exactly as submission leaves it (charged, in the jobs index, its record pending) except that no queue
  * message was sent: the test delivers it itself, or checks what recovers it.
  */
-export async function createUnqueuedJob(account: TestAccount, params: ScrapeParams, createdAt = Date.now()): Promise<string> {
+export async function createUnqueuedJob(
+  account: TestAccount,
+  params: ScrapeParams,
+  createdAt = Date.now(),
+  requestId?: string,
+): Promise<string> {
   const jobId = crypto.randomUUID();
   await chargeCredits(env.DB, { accountId: account.accountId, operationId: jobId, scraper: "grok", keyId: account.keyId });
   // as a real submission does: GET /jobs/{id} answers only for ids in the jobs index
@@ -149,6 +154,7 @@ export async function createUnqueuedJob(account: TestAccount, params: ScrapePara
     keyId: account.keyId,
     scraper: "grok",
     createdAt: new Date(createdAt).toISOString(),
+    requestId,
   });
   await jobStub(env, jobId).create({
     jobId,
@@ -158,6 +164,7 @@ export async function createUnqueuedJob(account: TestAccount, params: ScrapePara
     keyId: account.keyId,
     baseUrl: "http://api.test",
     createdAt,
+    requestId,
   });
   return jobId;
 }
