@@ -65,6 +65,7 @@ describe("GET /docs", () => {
     const scripts = [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? "")?.[1])).toEqual([
       "/docs/assets/swagger-ui/swagger-ui-bundle.js",
+      "/docs/assets/swagger-options.js",
       "/docs/assets/code-samples.js",
       "/docs/assets/swagger-initializer.js",
     ]);
@@ -103,6 +104,7 @@ describe("GET /admin/docs", () => {
     const scripts = [...page.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.map((script) => /src="([^"]+)"/.exec(script[1] ?? "")?.[1])).toEqual([
       "/docs/assets/swagger-ui/swagger-ui-bundle.js",
+      "/docs/assets/swagger-options.js",
       "/docs/assets/operator-docs.js",
     ]);
     for (const script of scripts) expect(script[2]?.trim()).toBe("");
