@@ -1,4 +1,5 @@
 /** The Hono app: middleware, routes, and the single error handler that turns every failure into `{detail, code, request_id}`. */
+import { failureEvidenceOf } from "./evidence/failure-evidence";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { InvalidParameterError, MethodNotAllowedError, NotFoundError, ServiceError, toServiceError } from "./errors";
@@ -19,6 +20,7 @@ import { allowedMethodsOf } from "./http/allowed-methods";
 import { registerPreflightRefusal } from "./http/cors";
 import { registerDocsRoutes } from "./http/docs";
 import { registerJobRoutes } from "./http/jobs";
+import { registerEvidenceRoutes } from "./http/evidence";
 import { registerMarkdownRoutes } from "./http/markdown";
 import { redactedUrl } from "./http/request-context";
 import { requestId, requestLogLine } from "./http/request-id";
@@ -73,6 +75,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   registerAccountRoutes(app);
   registerDashboardRoutes(app);
   registerMarkdownRoutes(app);
+  registerEvidenceRoutes(app);
   registerDocsRoutes(app);
   registerStatusRoutes(app);
   registerSecurityTxtRoute(app);
@@ -96,7 +99,10 @@ export function createApp(): OpenAPIHono<AppEnv> {
     }
     if (serviceError.retryAfterSeconds !== undefined) c.header("Retry-After", String(serviceError.retryAfterSeconds));
     if (serviceError instanceof MethodNotAllowedError) c.header("Allow", serviceError.allow.join(", "));
-    return c.json(serviceError.toBody(c.get("requestId")), serviceError.status as 400);
+    // a failed scrape's page, when its account keeps failure evidence (src/evidence/failure-evidence.ts)
+    const evidence = failureEvidenceOf(error);
+    const body = serviceError.toBody(c.get("requestId"));
+    return c.json(evidence === null ? body : { ...body, evidence }, serviceError.status as 400);
   });
 
   return app;

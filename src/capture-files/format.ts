@@ -7,7 +7,9 @@
 import { z } from "@hono/zod-openapi";
 import { InMemoryInputs, type CaptureRecorder } from "../browser/page/capture/recording";
 import type { CapturedExchange } from "../browser/page/capture/types";
+import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
 import { base64ToBytes, bytesToBase64 } from "../util/base64";
+import { isoTimestamp } from "../util/time";
 
 export const CAPTURE_FORMAT = "ai-answer-scraper/capture@1";
 
@@ -137,7 +139,7 @@ export function exchangeFromFile(file: ExchangeFile): CapturedExchange {
   };
 }
 
-interface CaptureMetadata {
+export interface CaptureMetadata {
   scraper: string;
   site: CaptureFile["site"];
   origin: string;
@@ -170,4 +172,30 @@ export function captureFileOf(
 export function recordedInputsOf(file: CaptureFile): InMemoryInputs {
   const exchanges = new Map(Object.entries(file.exchanges).map(([name, exchange]) => [name, exchangeFromFile(exchange)]));
   return new InMemoryInputs(file.origin, exchanges, new Map(Object.entries(file.snapshots)));
+}
+
+/** What the capture layer needs of a provider to describe a scrape of it. */
+interface CapturedProvider {
+  id: string;
+  origin: { real(params: ScrapeParams): string };
+}
+
+/** The metadata of a scrape of `provider` with `params` against `origin`, recorded now. */
+export function captureMetadataOf(provider: CapturedProvider, params: ScrapeParams, origin: string): CaptureMetadata {
+  return {
+    scraper: provider.id,
+    site: origin === provider.origin.real(params).replace(/\/+$/, "") ? "real" : "override",
+    origin,
+    query: queryOf(params),
+    recordedAt: isoTimestamp(),
+  };
+}
+
+/** The query as an operator would type it again: every answer-defining parameter as a string. */
+function queryOf(params: ScrapeParams): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(answerDefiningParams(params)).flatMap(([name, value]) =>
+      typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? [[name, String(value)]] : [],
+    ),
+  );
 }

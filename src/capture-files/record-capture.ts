@@ -9,12 +9,11 @@
  */
 import { CaptureRecorder } from "../browser/page/capture/recording";
 import { ScraperDriftError, ServiceError, toServiceError } from "../errors";
-import { answerDefiningParams, type ScrapeParams } from "../params/common-params";
+import type { ScrapeParams } from "../params/common-params";
 import { runScrape } from "../pipeline/pipeline";
 import { type AnyProvider, resolveOrigin } from "../scrapers/registry";
 import { logLine, serviceSubject } from "../util/log-line";
-import { isoTimestamp } from "../util/time";
-import { type CaptureFile, captureFileOf } from "./format";
+import { captureFileOf, captureMetadataOf, type CaptureFile } from "./format";
 import { redactCaptureFile } from "./redact";
 import { replayCapture } from "./replay";
 
@@ -40,15 +39,7 @@ interface CaptureRequest {
 export async function recordCapture(env: Env, request: CaptureRequest): Promise<CaptureFile> {
   const { provider, params } = request;
   const recorder = new CaptureRecorder();
-  const origin = resolveOrigin(env, provider, params);
-  const site: CaptureFile["site"] = origin === provider.origin.real(params).replace(/\/+$/, "") ? "real" : "override";
-  const metadata = {
-    scraper: provider.id,
-    site,
-    origin,
-    query: queryOf(params),
-    recordedAt: isoTimestamp(),
-  };
+  const metadata = captureMetadataOf(provider, params, resolveOrigin(env, provider, params));
   let outcome: { answer: Record<string, unknown> } | { failure: { status: number; detail: string; code: string | null } };
   try {
     const response = await runScrape(
@@ -88,13 +79,4 @@ export async function recordCapture(env: Env, request: CaptureRequest): Promise<
     }
   }
   return file;
-}
-
-/** The query as an operator would type it again: every answer-defining parameter as a string. */
-function queryOf(params: ScrapeParams): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(answerDefiningParams(params)).flatMap(([name, value]) =>
-      typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? [[name, String(value)]] : [],
-    ),
-  );
 }

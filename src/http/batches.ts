@@ -30,12 +30,13 @@ import { isUuid } from "../util/uuid";
 
 export const BATCH_NOT_FOUND_DETAIL = "Batch not found. It may have expired (batches are retained for 24 hours) or the ID is invalid.";
 
-const ItemSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).openapi("BatchItem", {
+const ItemSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).openapi("BatchItem", {
   description:
     "One job's parameters, exactly those of the scraper's query string (`prompt` required; `country`, `bypass_cache`, `timeout` and " +
     "the scraper's own, such as grok's `mode`). Values are strings as in a query; numbers and booleans are accepted and read as " +
-    "their string form. `api_key` is not accepted here.",
-  example: { prompt: "What are people saying about Starship?", country: "US", mode: "MODEL_MODE_FAST" },
+    "their string form. `api_key` is not accepted here. Besides them, `evidence`: the evidence this job keeps, as the `X-Evidence` " +
+    'header takes it (`["screenshot", "html", "stream"]` or `"screenshot,html"`, `"none"` to turn the account\'s default off).',
+  example: { prompt: "What are people saying about Starship?", country: "US", mode: "MODEL_MODE_FAST", evidence: ["screenshot"] },
 });
 
 const BatchBodySchema = z

@@ -5,21 +5,9 @@ import { NotFoundError } from "../errors";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
 import { isUuid } from "../util/uuid";
+import { HOSTED_DOCUMENT_HEADERS } from "./security-headers";
 
 const EXPIRED_DETAIL = "Markdown not found. Hosted markdown expires 24 hours after the response, or the ID is invalid.";
-/**
- * The markdown is provider text (and so, indirectly, whatever a web page got the provider to say), served from the
- * dashboard's origin. It must never run as a page there: `nosniff` keeps browsers from reading it as HTML, and the
- * policy forbids every script, style, frame and form and sandboxes the document, should anything still render it.
- */
-const HOSTED_DOCUMENT_HEADERS = {
-  "X-Content-Type-Options": "nosniff",
-  "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "no-referrer",
-  "Cross-Origin-Resource-Policy": "same-origin",
-} as const;
-
 const route = createRoute({
   method: "get",
   path: "/md/{file}",

@@ -5,6 +5,7 @@
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { MethodNotAllowedError, NotFoundError } from "../errors";
+import { EVIDENCE_HEADER, parseEvidenceHeader } from "../evidence/evidence-kinds";
 import { IDEMPOTENCY_HEADER } from "../jobs/idempotency";
 import { submitJob } from "../jobs/submit";
 import { scrapeSynchronously } from "../pipeline/sync-scrape";
@@ -15,6 +16,7 @@ import type { Context } from "hono";
 import { API_KEY_SECURITY, SCRAPE_ERROR_RESPONSES } from "./openapi-errors";
 import { requestBaseUrl, requestOrigin } from "./request-context";
 import { apiKeyAuth } from "./api-key-auth";
+import { EVIDENCE_REQUEST_HEADERS } from "./evidence";
 import { IDEMPOTENCY_CONFLICT_RESPONSE, IDEMPOTENCY_KEY_HEADERS } from "./jobs";
 import { CREDITS_REMAINING_HEADER, validateScrapeQuery } from "./scrape-query";
 
@@ -34,7 +36,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
         `${provider.summary}\n\nBlocks until the provider answers or \`timeout\` seconds pass (a \`408\`). Costs 3 credits, ` +
         "charged only on a `200`; a cached answer (`cached: true`) is charged too. For long prompts or many requests, submit a job instead.",
       security: API_KEY_SECURITY,
-      request: { query: querySchemaOf(provider) },
+      request: { query: querySchemaOf(provider), headers: EVIDENCE_REQUEST_HEADERS },
       responses: {
         200: {
           description: "The complete reply",
@@ -47,6 +49,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
   );
   app.get(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
     const params = c.get("scrapeParams");
+    const evidenceAsked = parseEvidenceHeader(c.req.header(EVIDENCE_HEADER));
     const outcome = scrapeSynchronously(
       c.env,
       {
@@ -57,6 +60,7 @@ function registerSyncRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): voi
         startedAt: c.get("startedAt"),
         abandoned: c.req.raw.signal,
         afterResponse: (work) => c.executionCtx.waitUntil(work),
+        evidenceAsked,
       },
       c.get("apiKey"),
       requestOrigin(c, "api"),
@@ -83,7 +87,7 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
         "3 credits are charged at submission and restored if every attempt (up to 4) fails. Poll `GET /jobs/{job_id}` every few " +
         "seconds until `status` is `done` or `failed`.",
       security: API_KEY_SECURITY,
-      request: { query: querySchemaOf(provider), headers: IDEMPOTENCY_KEY_HEADERS },
+      request: { query: querySchemaOf(provider), headers: IDEMPOTENCY_KEY_HEADERS.merge(EVIDENCE_REQUEST_HEADERS) },
       responses: {
         202: {
           description: "Accepted; the job is pending",
@@ -97,9 +101,10 @@ function registerSubmitRoute(app: OpenAPIHono<AppEnv>, provider: AnyProvider): v
   );
   app.post(path, validateScrapeQuery(provider), apiKeyAuth, async (c) => {
     const params = c.get("scrapeParams");
+    const evidenceAsked = parseEvidenceHeader(c.req.header(EVIDENCE_HEADER));
     const { jobId, creditsRemaining, replayed } = await submitJob(
       c.env,
-      { scraper: provider.id, params, baseUrl: requestBaseUrl(c), idempotencyKey: c.req.header(IDEMPOTENCY_HEADER) },
+      { scraper: provider.id, params, baseUrl: requestBaseUrl(c), idempotencyKey: c.req.header(IDEMPOTENCY_HEADER), evidenceAsked },
       c.get("apiKey"),
       requestOrigin(c, "api"),
     );

@@ -35,3 +35,17 @@ export const strictTransportSecurity: MiddlewareHandler<AppEnv> = async (c, next
   await next();
   if (wantsStrictTransportSecurity(c.req.url)) c.header("Strict-Transport-Security", STRICT_TRANSPORT_SECURITY);
 };
+
+/**
+ * Hosted markdown and evidence files are provider content (and so, indirectly, whatever a web page got the provider to
+ * say), served from the dashboard's origin. They must never run as a page there: `nosniff` keeps browsers from reading
+ * one as another type, and the policy forbids every script, style, frame, form and fetch and sandboxes the document, so
+ * a page's HTML opens as inert, unstyled markup.
+ */
+export const HOSTED_DOCUMENT_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "no-referrer",
+  "Cross-Origin-Resource-Policy": "same-origin",
+} as const;

@@ -3,9 +3,11 @@
  * schema as that scraper's query string (`querySchemaOf`), so an item accepts exactly what `?prompt=…&country=…`
  * accepts. Item values may be JSON strings (as in a query) or, for convenience, numbers and booleans, which are turned
  * into their string form first (`"timeout": 60` is `timeout=60`, `"bypass_cache": true` is `bypass_cache=true`). The
- * first invalid item is a 400 naming its index and parameter (`items[3].country: …`).
+ * first invalid item is a 400 naming its index and parameter (`items[3].country: …`). An item's `evidence` (a list of
+ * kinds or a header-style string: src/evidence/evidence-kinds.ts) is what its job keeps besides the answer.
  */
 import { InvalidParameterError } from "../errors";
+import { type EvidenceKind, parseEvidenceField } from "../evidence/evidence-kinds";
 import { type ScrapeParams, describeValidationError, isCommonParams } from "../params/common-params";
 import { type AnyProvider, type ScraperId, SCRAPER_IDS, acceptedParameterNames, providerById, querySchemaOf } from "../scrapers/registry";
 import { checkWebhookUrlSyntax } from "../webhooks/url-policy";
@@ -19,6 +21,8 @@ export interface BatchRequest {
   scraper: ScraperId;
   /** Validated parameters of every item, in order (never an API key). */
   items: ScrapeParams[];
+  /** Each item's `evidence`, in the same order; undefined where the item did not say (the account's default applies). */
+  itemEvidence: (readonly EvidenceKind[] | undefined)[];
   /** Syntactically checked; where it resolves is checked once the caller is authenticated. */
   webhookUrl: string | null;
 }
@@ -67,7 +71,10 @@ export function parseBatchRequest(body: unknown, settings: Pick<WebhookSettingsV
   if (!Array.isArray(body.items) || body.items.length === 0 || body.items.length > MAX_BATCH_ITEMS) {
     throw new InvalidParameterError(`items: must be an array of 1 to ${MAX_BATCH_ITEMS} items`);
   }
-  const items = body.items.map((item: unknown, index) => validateItem(provider, index, item));
+  const itemEvidence = body.items.map((item: unknown, index) =>
+    isRecord(item) ? parseEvidenceField(`items[${index}].evidence`, item.evidence) : undefined,
+  );
+  const items = body.items.map((item: unknown, index) => validateItem(provider, index, withoutEvidence(item)));
   let webhookUrl: string | null = null;
   if (body.webhook_url !== undefined && body.webhook_url !== null) {
     if (typeof body.webhook_url !== "string") throw new InvalidParameterError("webhook_url: must be an absolute https URL");
@@ -75,5 +82,12 @@ export function parseBatchRequest(body: unknown, settings: Pick<WebhookSettingsV
     if (!verdict.ok) throw new InvalidParameterError(`webhook_url: ${verdict.reason}`);
     webhookUrl = verdict.url;
   }
-  return { scraper: provider.id, items, webhookUrl };
+  return { scraper: provider.id, items, itemEvidence, webhookUrl };
+}
+
+/** The item without its `evidence` field, which is no scrape parameter. */
+function withoutEvidence(item: unknown): unknown {
+  if (!isRecord(item)) return item;
+  const { evidence: _evidence, ...params } = item;
+  return params;
 }

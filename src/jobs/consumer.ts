@@ -8,6 +8,7 @@
  * like a refunded synchronous scrape's. How many attempts of one account run at once is bounded by its turns
  * (src/limits/job-turns.ts).
  */
+import { failureEvidenceOf } from "../evidence/failure-evidence";
 import { ServiceError, toServiceError } from "../errors";
 import { withAccountJobTurn } from "../limits/job-turns";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
@@ -70,6 +71,7 @@ async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, 
         startedAt: Date.now(),
         attempt,
         accountId: record.accountId,
+        evidence: record.evidence,
         admitBrowserWork,
         logSubject: subject,
       },
@@ -89,7 +91,7 @@ async function runJobDelivery(message: Message<unknown>, delivery: JobDelivery, 
       return;
     }
     if (!(error instanceof ServiceError)) console.error(logLine(subject, "failed with an unexpected error"), error);
-    await stub.fail(failure.detail);
+    await stub.fail(failure.detail, failureEvidenceOf(error));
     message.ack();
   } finally {
     clearInterval(heartbeat);

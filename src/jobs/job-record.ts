@@ -5,6 +5,7 @@
  * refund). When the job ends, its status is written to the D1 jobs index (for GET /jobs and batches) and its webhook
  * message, if the account or batch has an endpoint, is delivered by this object's alarm (src/webhooks/job-delivery.ts).
  */
+import type { EvidenceView } from "../evidence/evidence-store";
 import { DurableObject } from "cloudflare:workers";
 import { refundCredits } from "../credits/ledger";
 import { abandonDelivery, advanceDelivery, deliveryDueAt, startDelivery } from "../webhooks/job-delivery";
@@ -22,7 +23,7 @@ export const WATCHDOG_ERROR = "The job could not be completed in time (its attem
 export const INTERRUPTED_ERROR = "The job could not be completed: its attempts were interrupted. Credits were restored.";
 
 type NewJob = Pick<JobRecordState, "jobId" | "scraper" | "params" | "accountId" | "keyId" | "baseUrl" | "createdAt" | "requestId"> &
-  Partial<Pick<JobRecordState, "batchId" | "webhookUrl">>;
+  Partial<Pick<JobRecordState, "batchId" | "webhookUrl" | "evidence">>;
 
 export class JobRecord extends DurableObject<Env> {
   private load(): JobRecordState | undefined {
@@ -164,10 +165,10 @@ export class JobRecord extends DurableObject<Env> {
   }
 
   /** pending → failed, with the credits restored exactly once. Returns false when the job was already terminal. */
-  async fail(error: string): Promise<boolean> {
+  async fail(error: string, failureEvidence: EvidenceView | null = null): Promise<boolean> {
     const record = this.load();
     if (record === undefined || record.status !== "pending") return false;
-    Object.assign(record, { status: "failed", error, completedAt: Date.now(), leaseExpiresAt: null, refundPending: true });
+    Object.assign(record, { status: "failed", error, failureEvidence, completedAt: Date.now(), leaseExpiresAt: null, refundPending: true });
     this.save(record);
     record.refundPending = !(await this.refund(record));
     await this.afterEnd(record);

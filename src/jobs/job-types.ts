@@ -1,3 +1,5 @@
+import type { EvidenceRequest } from "../evidence/evidence-kinds";
+import type { EvidenceView } from "../evidence/evidence-store";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
 import type { WebhookDeliveryState } from "../webhooks/delivery-state";
@@ -12,6 +14,10 @@ export interface JobRecordState {
   accountId: string;
   keyId: string;
   baseUrl: string;
+  /** The evidence each attempt keeps (src/evidence/); absent in records written before evidence existed: none. */
+  evidence?: EvidenceRequest;
+  /** The failure evidence of the attempt that failed the job, when its account keeps failure evidence. */
+  failureEvidence?: EvidenceView | null;
   /** The request that created the job (`X-Request-Id`); absent in records written before jobs carried it. */
   requestId?: string;
   status: JobStatus;
@@ -52,6 +58,8 @@ export interface JobView {
   scraper: ScraperId;
   result?: Record<string, unknown>;
   error?: string;
+  /** A failed job's failure evidence (docs/evidence.md); a done job's evidence is in `result.evidence`. */
+  evidence?: EvidenceView;
   created_at: string;
   completed_at: string | null;
   attempts: number;

@@ -9,6 +9,7 @@ export function toJobView(record: JobRecordState): JobView {
     scraper: record.scraper,
     ...(record.status === "done" && record.result !== null ? { result: record.result } : {}),
     ...(record.status === "failed" && record.error !== null ? { error: record.error } : {}),
+    ...(record.status === "failed" && record.failureEvidence != null ? { evidence: record.failureEvidence } : {}),
     created_at: isoTimestamp(record.createdAt),
     completed_at: record.completedAt === null ? null : isoTimestamp(record.completedAt),
     attempts: record.attempts,

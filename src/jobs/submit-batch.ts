@@ -6,6 +6,7 @@
  * gets a 503; a queue chunk that cannot be sent fails (and refunds) only its own jobs. Every job keeps the id of the
  * request that created the batch, and the request lands in the account's request log (src/accounts/request-log.ts).
  */
+import { evidenceRequestFor } from "../evidence/account-evidence";
 import { getAccount } from "../accounts/accounts";
 import { type RequestOrigin, withRequestLog } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
@@ -75,10 +76,12 @@ async function submitOnce(env: Env, submission: BatchSubmission, key: Authentica
       accountId: key.accountId,
       key: idempotencyKey,
       kind: "batch",
+      // evidence only when an item asks, so a key used before evidence existed keeps its fingerprint
       fingerprint: await requestFingerprint("batch", {
         scraper: submission.scraper,
         items: submission.items,
         webhook_url: submission.webhookUrl,
+        ...(submission.itemEvidence.every((kinds) => kinds === undefined) ? {} : { evidence: submission.itemEvidence }),
       }),
       newResourceId: crypto.randomUUID(),
       lockMs: BATCH_CLAIM_LOCK_MS,
@@ -146,6 +149,8 @@ async function createBatch(
     throw new Error(`batch ${batchId} does not match the submission resuming it`);
   }
   let creditsRemaining: number;
+  // read before the charge (one read for the account: remembered), so a failure has nothing to give back
+  const evidence = await Promise.all(submission.itemEvidence.map((asked) => evidenceRequestFor(env.DB, key.accountId, asked)));
   try {
     creditsRemaining = await chargeBatchCredits(env.DB, {
       accountId: key.accountId,
@@ -187,6 +192,7 @@ async function createBatch(
       requestId,
       batchId,
       webhookUrl: submission.webhookUrl,
+      evidence: evidence[job.index],
     });
   });
   if (notCreated.length > 0) {

@@ -12,6 +12,8 @@ import { recordSubmittedJob } from "./jobs-table";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { CREDITS_PER_REQUEST, refundCredits } from "../credits/ledger";
 import { ServiceError } from "../errors";
+import { evidenceRequestFor } from "../evidence/account-evidence";
+import type { EvidenceKind } from "../evidence/evidence-kinds";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
 import { chargeScrape } from "../pipeline/charge";
@@ -37,6 +39,8 @@ interface JobSubmission {
   baseUrl: string;
   /** The raw `Idempotency-Key` header, if the request had one. */
   idempotencyKey?: string;
+  /** The evidence kinds the request asked for (`X-Evidence`); undefined: the account's default. */
+  evidenceAsked?: readonly EvidenceKind[];
 }
 
 export async function submitJob(env: Env, submission: JobSubmission, key: AuthenticatedKey, origin: RequestOrigin): Promise<SubmittedJob> {
@@ -61,7 +65,13 @@ async function submitOnce(env: Env, submission: JobSubmission, key: Authenticate
   const idempotencyKey = parseIdempotencyKey(submission.idempotencyKey);
   // The key never rests in the job record.
   const { api_key: _apiKey, ...storedParams } = submission.params;
-  const job = { scraper: submission.scraper, params: storedParams, baseUrl: submission.baseUrl, requestId };
+  const job = {
+    scraper: submission.scraper,
+    params: storedParams,
+    baseUrl: submission.baseUrl,
+    requestId,
+    evidenceAsked: submission.evidenceAsked,
+  };
   if (idempotencyKey === undefined) return createJob(env, job, key, crypto.randomUUID());
   return withIdempotencyKey(
     env.DB,
@@ -69,7 +79,12 @@ async function submitOnce(env: Env, submission: JobSubmission, key: Authenticate
       accountId: key.accountId,
       key: idempotencyKey,
       kind: "job",
-      fingerprint: await requestFingerprint("job", { scraper: job.scraper, params: job.params }),
+      // evidence only when asked, so a key used before evidence existed keeps its fingerprint
+      fingerprint: await requestFingerprint("job", {
+        scraper: job.scraper,
+        params: job.params,
+        ...(job.evidenceAsked === undefined ? {} : { evidence: job.evidenceAsked }),
+      }),
       newResourceId: crypto.randomUUID(),
       lockMs: JOB_CLAIM_LOCK_MS,
       logSubject: requestSubject(requestId),
@@ -83,10 +98,12 @@ async function submitOnce(env: Env, submission: JobSubmission, key: Authenticate
 
 async function createJob(
   env: Env,
-  job: { scraper: ScraperId; params: ScrapeParams; baseUrl: string; requestId: string },
+  job: { scraper: ScraperId; params: ScrapeParams; baseUrl: string; requestId: string; evidenceAsked: readonly EvidenceKind[] | undefined },
   key: AuthenticatedKey,
   jobId: string,
 ): Promise<SubmittedJob> {
+  // read before the charge: nothing to give back if it fails
+  const evidence = await evidenceRequestFor(env.DB, key.accountId, job.evidenceAsked);
   const charged = await chargeScrape(env, job.scraper, key, jobId);
   const createdAt = Date.now();
   // The dashboard's list of jobs (Durable Objects cannot be listed); never throws.
@@ -109,6 +126,7 @@ async function createJob(
       baseUrl: job.baseUrl,
       createdAt,
       requestId: job.requestId,
+      evidence,
     });
   } catch (cause) {
     await refundCredits(env.DB, charged.accountId, jobId, "job record could not be created");

@@ -7,6 +7,7 @@
  */
 import type { LeasedPageReport } from "../browser/leased-page-report";
 import { withScrapePage } from "../browser/page-lease";
+import { CaptureRecorder } from "../browser/page/capture/recording";
 import { hostedMarkdownUrl, storeHostedMarkdown, storeHostedMarkdownAfterResponse } from "../cache/hosted-markdown";
 import { readCachedAnswer, responseCacheKey, writeCachedAnswer } from "../cache/response-cache";
 import { CREDITS_PER_REQUEST } from "../credits/ledger";
@@ -15,7 +16,11 @@ import { applySessionToPage } from "../provider-accounts/apply-to-page";
 import { withProviderAccount } from "../provider-accounts/with-provider-account";
 import { recordDrift } from "../scrapers/drift-log";
 import { type AnyProvider, providerById, resolveOrigin, type ScraperId } from "../scrapers/registry";
+import { NO_EVIDENCE_REQUEST } from "../evidence/evidence-kinds";
+import { type EvidenceView, storeEvidence } from "../evidence/evidence-store";
+import { attachFailureEvidence, recordFailureEvidence } from "../evidence/failure-evidence";
 import { coalesceScrape } from "./coalesce";
+import { evidenceSetOf, type PageEvidence, streamEvidence, takePageEvidence } from "./evidence";
 import type { ScrapeAnswer, ScrapeRequest, ScrapeResponse } from "./scrape-request";
 import { type ProducedAnswer, provenanceOf, readStoredForm, servedByOf, storedFormOf } from "./served-by";
 import { observeCustomerScrape } from "./traffic";
@@ -74,7 +79,9 @@ async function runScrapeWithin(env: Env, request: ScrapeRequest, timeoutSeconds:
 async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: AbortSignal, deadline: number): Promise<ScrapeResponse> {
   const provider = requireProvider(request.scraper);
   const cacheKey = request.accountId === undefined ? null : await responseCacheKey(request.scraper, request.params, request.accountId);
-  if (cacheKey !== null && !request.params.bypass_cache) {
+  // Evidence shows the page this request drove: a request asking for it never takes a cached or shared answer.
+  const wantsEvidence = (request.evidence?.kinds.length ?? 0) > 0;
+  if (cacheKey !== null && !request.params.bypass_cache && !wantsEvidence) {
     const cached = await readCachedAnswer(env.CACHE, cacheKey);
     const hit = cached === null ? null : readStored(provider, cached, request.logSubject);
     if (hit !== null) return finishResponse(env, request, hit, { cached: true });
@@ -95,12 +102,19 @@ async function scrapeOrReadCache(env: Env, request: ScrapeRequest, signal: Abort
     if (produced === null) throw new UnexpectedResultError();
     return finishResponse(env, request, produced, { cached: shared.followed });
   }
-  return finishResponse(env, request, await scrapeFresh(env, request, provider, cacheKey, signal, deadline), { cached: false });
+  const fresh = await scrapeFresh(env, request, provider, cacheKey, signal, deadline);
+  return finishResponse(env, request, fresh, { cached: false, evidence: fresh.evidence });
+}
+
+/** A fresh scrape's answer and the evidence it kept (null when none was asked). */
+interface FreshAnswer extends ProducedAnswer {
+  evidence: EvidenceView | null;
 }
 
 /**
  * One scrape through the browser pool; a valid answer is written to the cache under `cacheKey` and as this request's
- * hosted markdown.
+ * hosted markdown, with the evidence the request asked for (./evidence.ts). A scrape that fails on the page keeps its
+ * screenshot and HTML when the account asks for failure evidence (src/evidence/failure-evidence.ts).
  */
 async function scrapeFresh(
   env: Env,
@@ -109,10 +123,15 @@ async function scrapeFresh(
   cacheKey: string | null,
   signal: AbortSignal,
   deadline: number,
-): Promise<ProducedAnswer> {
+): Promise<FreshAnswer> {
   const origin = resolveOrigin(env, provider, request.params);
+  const wanted = request.evidence ?? NO_EVIDENCE_REQUEST;
+  const recorder = request.recorder ?? (wanted.kinds.includes("stream") ? new CaptureRecorder() : undefined);
+  const wantsPageEvidence = wanted.kinds.includes("screenshot") || wanted.kinds.includes("html");
+  const evidenceOwner = { accountId: request.accountId ?? "service", jobId: request.jobId, logSubject: request.logSubject };
+  let failurePage: PageEvidence | null = null;
   const endAdmission = await request.admitBrowserWork?.();
-  let scraped: { raw: unknown; page: LeasedPageReport };
+  let scraped: { raw: unknown; page: LeasedPageReport; pageEvidence: PageEvidence | null };
   try {
     // with the provider's next signed-in session when it has one; a login wall is retried once (src/provider-accounts/)
     scraped = await withProviderAccount(env, { provider, params: request.params, signal, logSubject: request.logSubject }, (session) =>
@@ -130,14 +149,36 @@ async function scrapeFresh(
         },
         async (pageSession, page) => {
           if (session !== null) await applySessionToPage(pageSession.page, session, origin);
-          const raw = await provider.scrape({ pageSession, origin, params: request.params, signal, deadline, recorder: request.recorder });
-          return { raw, page };
+          let raw: unknown;
+          try {
+            raw = await provider.scrape({ pageSession, origin, params: request.params, signal, deadline, recorder });
+          } catch (error) {
+            // the page as the scrape left it, while it is still there (not when the caller gave up or the time ran out)
+            if (wanted.onFailure && !signal.aborted) {
+              failurePage = await takePageEvidence(pageSession.page, ["html", "screenshot"], deadline, request.logSubject);
+            }
+            throw error;
+          }
+          const pageEvidence = wantsPageEvidence
+            ? await takePageEvidence(pageSession.page, wanted.kinds, deadline, request.logSubject)
+            : null;
+          return { raw, page, pageEvidence };
         },
       ),
     );
   } catch (error) {
     await endAdmission?.();
     if (error instanceof ScraperDriftError) await recordDrift(env, error, request.logSubject);
+    const failed: PageEvidence | null = failurePage;
+    if (failed !== null) {
+      const view = await storeEvidence(env.EVIDENCE, request.baseUrl, evidenceSetOf(failed, null), evidenceOwner);
+      attachFailureEvidence(error, view);
+      await recordFailureEvidence(
+        env.DB,
+        { provider: provider.id, country: request.params.country, accountId: evidenceOwner.accountId, error, evidence: view },
+        request.logSubject,
+      );
+    }
     throw error;
   }
   // The slot goes back while the answer is checked and stored: the slot, the cache entry and the hosted markdown are
@@ -148,6 +189,15 @@ async function scrapeFresh(
     if (answer === null) throw new UnexpectedResultError();
     if (answer.result.trim() === "") throw new UnexpectedResultError();
     const produced: ProducedAnswer = { answer, provenance: provenanceOf(provider, answer, scraped.page, request.attempt ?? 1) };
+    // Evidence is stored before the answer goes out, so that its field says truthfully what was kept.
+    const stream =
+      wanted.kinds.includes("stream") && recorder instanceof CaptureRecorder
+        ? streamEvidence(provider, request.params, origin, recorder, answer)
+        : null;
+    const evidence =
+      wanted.kinds.length === 0
+        ? Promise.resolve(null)
+        : storeEvidence(env.EVIDENCE, request.baseUrl, evidenceSetOf(scraped.pageEvidence ?? emptyPageEvidence(), stream), evidenceOwner);
     // The cache entry and the hosted markdown land after the answer went out when the caller can finish work later
     // (this isolate reads its own pending cache write meanwhile; the /md/ route waits for a document still landing).
     const answerWaitsFor = [publishHostedMarkdown(env, request, answer)];
@@ -162,11 +212,15 @@ async function scrapeFresh(
       if (request.afterResponse === undefined) answerWaitsFor.push(cacheWritten);
       else request.afterResponse(cacheWritten);
     }
-    await Promise.all(answerWaitsFor);
-    return produced;
+    const [kept] = await Promise.all([evidence, ...answerWaitsFor]);
+    return { ...produced, evidence: kept };
   } finally {
     await admissionEnded;
   }
+}
+
+function emptyPageEvidence(): PageEvidence {
+  return { files: [], missing: [], capturedAt: Date.now() };
 }
 
 /** A cache entry or shared answer read back (src/pipeline/served-by.ts); null when it is not one of this provider's. */
@@ -213,7 +267,7 @@ async function finishResponse(
   env: Env,
   request: ScrapeRequest,
   { answer, provenance }: ProducedAnswer,
-  { cached }: { cached: boolean },
+  { cached, evidence = null }: { cached: boolean; evidence?: EvidenceView | null },
 ): Promise<ScrapeResponse> {
   if (cached) await publishHostedMarkdown(env, request, answer);
   return {
@@ -228,5 +282,6 @@ async function finishResponse(
     cached,
     markdown_url: hostedMarkdownUrl(request.baseUrl, request.jobId),
     served_by: servedByOf(provenance, cached),
+    evidence,
   };
 }

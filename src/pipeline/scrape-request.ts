@@ -4,6 +4,7 @@
  * observer and the callers need not import the pipeline for its types.
  */
 import type { ScrapeRecorder } from "../browser/page/capture/recording";
+import type { EvidenceRequest } from "../evidence/evidence-kinds";
 import type { ScrapeParams } from "../params/common-params";
 import type { ScraperId } from "../scrapers/registry";
 import type { LogSubject } from "../util/log-line";
@@ -32,6 +33,11 @@ export interface ScrapeRequest {
    * Omitted only by internal callers (tests); their scrapes neither read nor write the cache.
    */
   accountId?: string;
+  /**
+   * The evidence this scrape keeps (src/evidence/, docs/evidence.md); none when absent. Asking for any kind makes the
+   * scrape a fresh one: a cached or shared answer has no page of its own to show.
+   */
+  evidence?: EvidenceRequest;
   /** Set by the capture endpoint: the provider reports its parser's inputs here (src/capture-files/). */
   recorder?: ScrapeRecorder;
   /**

@@ -1,6 +1,8 @@
 import { type RequestOrigin, withRequestLog } from "../accounts/request-log";
 import type { AuthenticatedKey } from "../auth/api-keys";
 import { CREDITS_PER_REQUEST, refundCredits } from "../credits/ledger";
+import { evidenceRequestFor } from "../evidence/account-evidence";
+import type { EvidenceKind } from "../evidence/evidence-kinds";
 import { BrowserHoldClock, recordRefundedBrowserTime } from "../limits/refunded-browser-time";
 import { holdRequestSlot } from "../limits/request-slot";
 import { requestSubject } from "../util/log-line";
@@ -13,8 +15,13 @@ interface SyncScrapeOutcome {
   creditsRemaining: number;
 }
 
-/** A synchronous scrape as its surface asks for it: its log lines are named after the request (`origin`). */
-type SyncScrapeRequest = Omit<ScrapeRequest, "logSubject" | "accountId" | "admitBrowserWork">;
+/**
+ * A synchronous scrape as its surface asks for it: its log lines are named after the request (`origin`), and it keeps
+ * the evidence it asked for (`X-Evidence`), or when it did not say (undefined) its account's default.
+ */
+type SyncScrapeRequest = Omit<ScrapeRequest, "logSubject" | "accountId" | "admitBrowserWork" | "evidence"> & {
+  evidenceAsked?: readonly EvidenceKind[];
+};
 
 /**
  * A synchronous scrape: credits are reserved first and restored on any error (a refusal by the account's bound on
@@ -44,6 +51,9 @@ async function chargedScrape(
   key: AuthenticatedKey,
   origin: RequestOrigin,
 ): Promise<SyncScrapeOutcome> {
+  // read before the charge: nothing to give back if it fails
+  const { evidenceAsked, ...scrape } = request;
+  const evidence = await evidenceRequestFor(env.DB, key.accountId, evidenceAsked);
   const charged = await chargeScrape(env, request.scraper, key, request.jobId);
   const logSubject = requestSubject(origin.requestId);
   const browserHold = new BrowserHoldClock();
@@ -51,7 +61,11 @@ async function chargedScrape(
     // The account comes from the key, whoever built the request: it scopes the cache and the pool's fair share.
     // Only browser work holds one of the account's request slots: cache hits and coalesced requests never wait for one.
     const admitBrowserWork = browserHold.admission(() => holdRequestSlot(env, key.accountId, request.params.timeout, logSubject));
-    const response = await runScrape(env, { ...request, accountId: key.accountId, admitBrowserWork, logSubject }, request.params.timeout);
+    const response = await runScrape(
+      env,
+      { ...scrape, accountId: key.accountId, admitBrowserWork, logSubject, evidence },
+      request.params.timeout,
+    );
     return { response, creditsRemaining: charged.creditsRemaining };
   } catch (error) {
     const heldMs = browserHold.heldMs();

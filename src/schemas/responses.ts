@@ -9,6 +9,39 @@ import { ERROR_CODES } from "../errors";
 /** The request id the reference's error examples show: the shape of a generated one (src/http/request-id.ts). */
 export const EXAMPLE_REQUEST_ID = "req_3q2-7wEfXb0XQ9kVdZp1sA";
 
+/** One evidence kind asked for but not kept, and why (docs/evidence.md). */
+export const MissingEvidenceSchema = z
+  .object({
+    kind: z.enum(["screenshot", "html", "stream"]),
+    reason: z.string().openapi({ example: "the screenshot could not be taken before the request's timeout" }),
+  })
+  .openapi("MissingEvidence");
+
+/**
+ * `evidence`: what was kept of the page and the stream that produced the answer, at unguessable URLs valid 24 hours.
+ * Asked with the `X-Evidence` header, a batch item's `evidence` field, or the account's default; null when none was.
+ */
+export const EvidenceSchema = z
+  .object({
+    screenshot_url: z.string().nullable().openapi({
+      description:
+        "Full-page screenshot of the answer as the provider rendered it (PNG, or JPEG for a very long page); null when not asked or missing",
+      example: "https://api.example.com/evidence/Jx3sQ0p9rM4vT7yB2nK6cH1dF8gL5wZa/screenshot.png",
+    }),
+    html_url: z
+      .string()
+      .nullable()
+      .openapi({ description: "The page's HTML when the answer ended, scripts removed; null when not asked or missing" }),
+    stream_url: z.string().nullable().openapi({
+      description:
+        "The exchanges the parser read, redacted, as a capture file (JSON) that replays to this answer; null when not asked or missing",
+    }),
+    captured_at: z.string().openapi({ format: "date-time", example: "2026-11-28T09:26:53.589+00:00" }),
+    expires_at: z.string().openapi({ format: "date-time", description: "When the URLs stop answering (24 hours after capture)" }),
+    missing: z.array(MissingEvidenceSchema).openapi({ description: "Kinds asked for but not kept, with why; the answer is unaffected" }),
+  })
+  .openapi("Evidence");
+
 export const ErrorBodySchema = z
   .object({
     detail: z.string().openapi({ example: "prompt: must be 1 to 4000 characters and not blank" }),
@@ -22,6 +55,9 @@ export const ErrorBodySchema = z
         "Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, " +
         "else generated. Quote it when asking support about this error",
       example: EXAMPLE_REQUEST_ID,
+    }),
+    evidence: EvidenceSchema.optional().openapi({
+      description: "A failed scrape's page (screenshot and HTML), when the account keeps failure evidence (docs/evidence.md)",
     }),
   })
   .openapi("Error");
@@ -65,7 +101,7 @@ export const ServedBySchema = ScrapeProvenanceSchema.extend({
 }).openapi("ServedBy");
 export type ServedBy = z.infer<typeof ServedBySchema>;
 
-/** §2.1: fields every scraper's 200 response carries, and `served_by` beside them. */
+/** §2.1: fields every scraper's 200 response carries, and `served_by` and `evidence` beside them. */
 export const CommonScrapeFieldsSchema = z.object({
   scraper: z.string().openapi({ description: "Identifier of the scraper that handled the request", example: "grok" }),
   status: z.literal("done"),
@@ -79,6 +115,7 @@ export const CommonScrapeFieldsSchema = z.object({
   cached: z.boolean().openapi({ description: "true if served from cache" }),
   markdown_url: z.string().nullable().openapi({ description: "Hosted markdown of this response; expires after 24 hours" }),
   served_by: ServedBySchema,
+  evidence: EvidenceSchema.nullable(),
 });
 export type CommonScrapeFields = z.infer<typeof CommonScrapeFieldsSchema>;
 
@@ -130,6 +167,10 @@ export const JobStatusSchema = z
     scraper: z.string(),
     result: z.record(z.string(), z.unknown()).optional().openapi({ description: "The full scrape response; present when done" }),
     error: z.string().optional().openapi({ description: "Present when failed" }),
+    evidence: EvidenceSchema.optional().openapi({
+      description:
+        "Present when failed and the account keeps failure evidence: the page's screenshot and HTML when the last attempt failed",
+    }),
     created_at: z.string().openapi({ format: "date-time" }),
     completed_at: z.string().nullable().openapi({ format: "date-time", description: "null while pending" }),
     attempts: z.number().int().openapi({ description: "Scrape attempts started so far (at most 4)" }),

@@ -92,6 +92,8 @@ async function runCanary(env: Env, { provider, params }: Canary, roundAt: number
     baseUrl: configuredBaseUrl(env) ?? "http://localhost",
     logSubject: serviceSubject(`canary ${provider.id} ${params.country}`),
     startedAt,
+    // the service's own scrape: a failing canary keeps its page for the operator (src/evidence/failure-evidence.ts)
+    evidence: { kinds: [], onFailure: true },
   };
   let failure: { error: unknown } | null = null;
   try {

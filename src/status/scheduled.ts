@@ -1,8 +1,10 @@
 /**
- * The Cron Trigger (wrangler.toml [triggers] crons): a canary round, the retention sweeps of the outcome log and of the
- * accounts' request logs, and a fresh status snapshot so the round's result is on the status page at once.
+ * The Cron Trigger (wrangler.toml [triggers] crons): a canary round, the retention sweeps of the outcome log, of the
+ * accounts' request logs and of expired evidence files, and a fresh status snapshot so the round's result is on the status page at once.
  */
 import { pruneRequestLog } from "../accounts/request-log";
+import { sweepExpiredEvidence } from "../evidence/evidence-store";
+import { logLine, serviceSubject } from "../util/log-line";
 import { runCanaryRound } from "./canaries";
 import { pruneScrapeOutcomes } from "./outcome-log";
 import { refreshStatusSnapshot } from "./status-snapshot";
@@ -15,5 +17,8 @@ export async function handleScheduled(_controller: ScheduledController, env: Env
   await runCanaryRound(env, Date.now());
   await pruneScrapeOutcomes(env.DB);
   await pruneRequestLog(env.DB);
+  await sweepExpiredEvidence(env.EVIDENCE).catch((error: unknown) => {
+    console.error(logLine(serviceSubject("evidence sweep"), "could not delete expired evidence"), error);
+  });
   await refreshStatusSnapshot(env.DB);
 }

@@ -51,6 +51,9 @@ import type {
   GetBatchData,
   GetBatchErrors,
   GetBatchResponses,
+  GetEvidenceData,
+  GetEvidenceErrors,
+  GetEvidenceResponses,
   GetHostedMarkdownData,
   GetHostedMarkdownErrors,
   GetHostedMarkdownResponses,
@@ -711,6 +714,27 @@ export const getHostedMarkdown = <ThrowOnError extends boolean = false>(
   (options.client ?? client).get<GetHostedMarkdownResponses, GetHostedMarkdownErrors, ThrowOnError>({ url: "/md/{file}", ...options });
 
 /**
+ * An evidence file of an answer
+ *
+ * The `evidence.screenshot_url`, `html_url` or `stream_url` of a response, for 24 hours after capture. The URL is the credential (unguessable, never listed); no API key is needed.
+ */
+export const getEvidence = <ThrowOnError extends boolean = false>(
+  options: Options<GetEvidenceData, ThrowOnError>,
+): RequestResult<GetEvidenceResponses, GetEvidenceErrors, ThrowOnError> =>
+  (options.client ?? client).get<GetEvidenceResponses, GetEvidenceErrors, ThrowOnError>({
+    security: [
+      { name: "X-API-Key", type: "apiKey" },
+      {
+        in: "query",
+        name: "api_key",
+        type: "apiKey",
+      },
+    ],
+    url: "/evidence/{token}/{file}",
+    ...options,
+  });
+
+/**
  * Service status (HTML page, or JSON with Accept: application/json)
  *
  * Per provider: up, degraded, down (or unknown without data), success rate and p50/p95 latency of the scheduled canary scrapes and of customer traffic over the last hour and day, and the latest failure's category. Public: aggregates only. Figures are at most 30 seconds old.
@@ -906,7 +930,7 @@ export const updateAdminAccountLimits = <ThrowOnError extends boolean = false>(
 /**
  * Providers and their layout drift
  *
- * Per provider: how many scrapes failed in the last hour and day because its page no longer looked as its module expects (the site changed), with the latest stable drift code.
+ * Per provider: how many scrapes failed in the last hour and day because its page no longer looked as its module expects (the site changed), with the latest stable drift code and the latest failed page kept (screenshot, HTML).
  */
 export const listAdminProviders = <ThrowOnError extends boolean = false>(
   options?: Options<ListAdminProvidersData, ThrowOnError>,

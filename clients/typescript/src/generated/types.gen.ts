@@ -35,6 +35,7 @@ export type ChatgptResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   /**
    * Every hyperlink of the reply in order: citations and ordinary links
    */
@@ -95,6 +96,35 @@ export type ServedBy = {
   from_cache: boolean;
 };
 
+export type Evidence = {
+  /**
+   * Full-page screenshot of the answer as the provider rendered it (PNG, or JPEG for a very long page); null when not asked or missing
+   */
+  screenshot_url: string | null;
+  /**
+   * The page's HTML when the answer ended, scripts removed; null when not asked or missing
+   */
+  html_url: string | null;
+  /**
+   * The exchanges the parser read, redacted, as a capture file (JSON) that replays to this answer; null when not asked or missing
+   */
+  stream_url: string | null;
+  captured_at: string;
+  /**
+   * When the URLs stop answering (24 hours after capture)
+   */
+  expires_at: string;
+  /**
+   * Kinds asked for but not kept, with why; the answer is unaffected
+   */
+  missing: Array<MissingEvidence>;
+} | null;
+
+export type MissingEvidence = {
+  kind: "screenshot" | "html" | "stream";
+  reason: string;
+};
+
 export type Error = {
   detail: string;
   /**
@@ -141,6 +171,7 @@ export type Error = {
    * Id of the request, the same as its `X-Request-Id` response header: the caller's own `X-Request-Id` when well-formed, else generated. Quote it when asking support about this error
    */
   request_id: string;
+  evidence?: Evidence & unknown;
 };
 
 export type JobSubmitted = {
@@ -179,6 +210,7 @@ export type PerplexityResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   /**
    * Web sources in citation order; [] when web_search=false
    */
@@ -233,6 +265,7 @@ export type GrokResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   web_sources: Array<WebSource>;
   social_results: Array<SocialResult>;
   related_questions: Array<string>;
@@ -305,6 +338,7 @@ export type CopilotResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   /**
    * Pages Copilot cited, in order, de-duplicated by url
    */
@@ -358,6 +392,7 @@ export type GeminiResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   /**
    * One entry per distinct source, in order of its first chip
    */
@@ -420,6 +455,7 @@ export type GoogleAiModeResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   /**
    * Sources cited inline, in order of first citation, without duplicates
    */
@@ -487,6 +523,7 @@ export type AmazonRufusResponse = {
    */
   markdown_url: string | null;
   served_by: ServedBy;
+  evidence: Evidence;
   /**
    * Product cards Rufus showed, one per ASIN, in order
    */
@@ -538,6 +575,7 @@ export type JobStatus = {
    * Present when failed
    */
   error?: string;
+  evidence?: Evidence & unknown;
   created_at: string;
   /**
    * null while pending
@@ -595,10 +633,10 @@ export type BatchRequest = {
 };
 
 /**
- * One job's parameters, exactly those of the scraper's query string (`prompt` required; `country`, `bypass_cache`, `timeout` and the scraper's own, such as grok's `mode`). Values are strings as in a query; numbers and booleans are accepted and read as their string form. `api_key` is not accepted here.
+ * One job's parameters, exactly those of the scraper's query string (`prompt` required; `country`, `bypass_cache`, `timeout` and the scraper's own, such as grok's `mode`). Values are strings as in a query; numbers and booleans are accepted and read as their string form. `api_key` is not accepted here. Besides them, `evidence`: the evidence this job keeps, as the `X-Evidence` header takes it (`["screenshot", "html", "stream"]` or `"screenshot,html"`, `"none"` to turn the account's default off).
  */
 export type BatchItem = {
-  [key: string]: string | number | boolean;
+  [key: string]: string | number | boolean | Array<string>;
 };
 
 export type BatchStatus = {
@@ -972,6 +1010,21 @@ export type ProviderHealth = {
    */
   last_drift_code: string | null;
   last_drift_at: string | null;
+  /**
+   * Per country, the latest failed scrape whose page was kept (canaries always; customers' when their account keeps failure evidence), while its files last (24 hours)
+   */
+  latest_failure_evidence: Array<{
+    country: string;
+    /**
+     * The drift code, or the error code of another failure
+     */
+    error_code: string;
+    detail: string;
+    screenshot_url: string | null;
+    html_url: string | null;
+    captured_at: string;
+    expires_at: string;
+  }>;
 };
 
 export type ProviderAccount = {
@@ -1330,6 +1383,12 @@ export type CreateLoginLink = {
 
 export type ScrapeChatgptData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -1417,6 +1476,10 @@ export type SubmitChatgptJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -1500,6 +1563,12 @@ export type SubmitChatgptJobResponse = SubmitChatgptJobResponses[keyof SubmitCha
 
 export type ScrapePerplexityData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -1587,6 +1656,10 @@ export type SubmitPerplexityJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -1670,6 +1743,12 @@ export type SubmitPerplexityJobResponse = SubmitPerplexityJobResponses[keyof Sub
 
 export type ScrapeGrokData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -1757,6 +1836,10 @@ export type SubmitGrokJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -1840,6 +1923,12 @@ export type SubmitGrokJobResponse = SubmitGrokJobResponses[keyof SubmitGrokJobRe
 
 export type ScrapeCopilotData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -1927,6 +2016,10 @@ export type SubmitCopilotJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -2010,6 +2103,12 @@ export type SubmitCopilotJobResponse = SubmitCopilotJobResponses[keyof SubmitCop
 
 export type ScrapeGeminiData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -2093,6 +2192,10 @@ export type SubmitGeminiJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -2172,6 +2275,12 @@ export type SubmitGeminiJobResponse = SubmitGeminiJobResponses[keyof SubmitGemin
 
 export type ScrapeGoogleAiModeData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -2255,6 +2364,10 @@ export type SubmitGoogleAiModeJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -2334,6 +2447,12 @@ export type SubmitGoogleAiModeJobResponse = SubmitGoogleAiModeJobResponses[keyof
 
 export type ScrapeAmazonRufusData = {
   body?: never;
+  headers?: {
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
+  };
   path?: never;
   query: {
     /**
@@ -2417,6 +2536,10 @@ export type SubmitAmazonRufusJobData = {
      * Optional, 1 to 255 printable ASCII characters (a UUID is a good choice). The same key with the same parameters within 24 hours answers the same job (or batch) and charges nothing more, also when the duplicates arrive at the same time; the same key with other parameters is a 409. Keys belong to the account, whichever of its API keys sends them.
      */
     "Idempotency-Key"?: string;
+    /**
+     * Evidence to keep of this answer, comma-separated: screenshot, html, stream (or `all`), or `none` to turn the account's default off. The response's `evidence` then holds their URLs, valid 24 hours. No extra credits; a request asking for evidence never takes a cached answer. An unknown kind is a 400.
+     */
+    "X-Evidence"?: string;
   };
   path?: never;
   query: {
@@ -2985,6 +3108,34 @@ export type GetHostedMarkdownResponses = {
 };
 
 export type GetHostedMarkdownResponse = GetHostedMarkdownResponses[keyof GetHostedMarkdownResponses];
+
+export type GetEvidenceData = {
+  body?: never;
+  path: {
+    token: string;
+    file: "screenshot.png" | "screenshot.jpg" | "page.html" | "stream.json";
+  };
+  query?: never;
+  url: "/evidence/{token}/{file}";
+};
+
+export type GetEvidenceErrors = {
+  /**
+   * Unknown or expired (older than 24 hours)
+   */
+  404: Error;
+};
+
+export type GetEvidenceError = GetEvidenceErrors[keyof GetEvidenceErrors];
+
+export type GetEvidenceResponses = {
+  /**
+   * The file
+   */
+  200: string;
+};
+
+export type GetEvidenceResponse = GetEvidenceResponses[keyof GetEvidenceResponses];
 
 export type GetServiceStatusData = {
   body?: never;
