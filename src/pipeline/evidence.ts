@@ -4,8 +4,8 @@
  * file, which replays to the answer), then the files into R2. Nothing here fails a scrape: every part that cannot be
  * taken or kept is listed in `missing` with why.
  */
-import type { Page } from "@cloudflare/puppeteer";
 import { capturePageHtml, capturePageScreenshot } from "../browser/page-evidence";
+import type { PageSession } from "../browser/page/page-session";
 import type { CaptureRecorder } from "../browser/page/capture/recording";
 import { captureFileOf, captureMetadataOf } from "../capture-files/format";
 import { redactCaptureFile } from "../capture-files/redact";
@@ -58,7 +58,7 @@ function reasonOf(error: unknown, kind: string): string {
  * HTML is taken first: the screenshot grows the viewport, which may lay the page out again.
  */
 export async function takePageEvidence(
-  page: Page,
+  { page, steps }: PageSession,
   kinds: readonly EvidenceKind[],
   deadline: number,
   logSubject: LogSubject,
@@ -69,7 +69,11 @@ export async function takePageEvidence(
   const budget = () => Math.min(PAGE_EVIDENCE_BUDGET_MS, deadline - DEADLINE_MARGIN_MS - Date.now());
   if (kinds.includes("html")) {
     try {
-      const html = await within(capturePageHtml(page), budget());
+      // timed as steps of the scrape (`npm run bench` prints what evidence adds)
+      const html = await within(
+        steps.time("evidence_html", () => capturePageHtml(page)),
+        budget(),
+      );
       files.push({
         kind: "html",
         fileName: EVIDENCE_FILE_NAMES.html,
@@ -83,7 +87,10 @@ export async function takePageEvidence(
   }
   if (kinds.includes("screenshot")) {
     try {
-      const shot = await within(capturePageScreenshot(page, MAX_EVIDENCE_FILE_BYTES), budget());
+      const shot = await within(
+        steps.time("evidence_screenshot", () => capturePageScreenshot(page, MAX_EVIDENCE_FILE_BYTES)),
+        budget(),
+      );
       if ("missing" in shot) missing.push({ kind: "screenshot", reason: shot.missing });
       else {
         files.push({

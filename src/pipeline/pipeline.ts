@@ -155,13 +155,11 @@ async function scrapeFresh(
           } catch (error) {
             // the page as the scrape left it, while it is still there (not when the caller gave up or the time ran out)
             if (wanted.onFailure && !signal.aborted) {
-              failurePage = await takePageEvidence(pageSession.page, ["html", "screenshot"], deadline, request.logSubject);
+              failurePage = await takePageEvidence(pageSession, ["html", "screenshot"], deadline, request.logSubject);
             }
             throw error;
           }
-          const pageEvidence = wantsPageEvidence
-            ? await takePageEvidence(pageSession.page, wanted.kinds, deadline, request.logSubject)
-            : null;
+          const pageEvidence = wantsPageEvidence ? await takePageEvidence(pageSession, wanted.kinds, deadline, request.logSubject) : null;
           return { raw, page, pageEvidence };
         },
       ),
