@@ -46,6 +46,8 @@ const MEASURED_SECONDS: Readonly<Record<string, number>> = {
   "e2e-chatgpt-hot-page": 79,
   restart: 78,
   "e2e-jobs": 66,
+  // measured alone (56 s), not in a 4-lane run
+  "e2e-evidence": 56,
   "e2e-hot-pages": 54,
   "e2e-page-work": 52,
   "e2e-capture-replay": 43,

@@ -67,7 +67,7 @@ function objectKey(token: string, fileName: string): string {
  * Writes the files (each tried twice) and answers the view. A file that cannot be written is listed as missing with
  * why: evidence never fails the answer it belongs to.
  */
-export async function storeEvidence(bucket: R2Bucket, baseUrl: string, set: EvidenceSet, owner: Owner): Promise<EvidenceView> {
+export async function storeEvidence(bucket: Pick<R2Bucket, "put">, baseUrl: string, set: EvidenceSet, owner: Owner): Promise<EvidenceView> {
   const token = randomToken(24);
   const expiresAt = set.capturedAt + EVIDENCE_TTL_MS;
   const missing = [...set.missing];

@@ -57,7 +57,7 @@ export const ErrorBodySchema = z
       example: EXAMPLE_REQUEST_ID,
     }),
     evidence: EvidenceSchema.optional().openapi({
-      description: "A failed scrape's page (screenshot and HTML), when the account keeps failure evidence (docs/evidence.md)",
+      description: "A failed scrape's page (screenshot and HTML), when the account keeps failure evidence",
     }),
   })
   .openapi("Error");

@@ -190,7 +190,13 @@ describe("what /docs shows customers", () => {
   it("links served guides that render under a script-free CSP, with links between them that work", async () => {
     const { page } = await openDocs();
     const headerLinks = await page.locator(".docs-header nav a").evaluateAll((links) => links.map((link) => link.getAttribute("href")));
-    expect(headerLinks).toEqual(["/docs/guides/examples", "/docs/guides/errors", "/docs/guides/async-jobs", "/docs/guides/limits"]);
+    expect(headerLinks).toEqual([
+      "/docs/guides/examples",
+      "/docs/guides/errors",
+      "/docs/guides/async-jobs",
+      "/docs/guides/limits",
+      "/docs/guides/evidence",
+    ]);
     await page.locator(".docs-header nav a", { hasText: "Examples" }).click();
     await page.waitForURL(`${baseUrl}/docs/guides/examples`);
     const problems = problemsOf(page);

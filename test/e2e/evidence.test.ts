@@ -8,15 +8,28 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { capturePageScreenshot, MAX_SCREENSHOT_CSS_HEIGHT, MAX_SCREENSHOT_PIXEL_HEIGHT } from "../../src/browser/page-evidence";
+import { withScrapePage } from "../../src/browser/page-lease";
 import { CaptureFileSchema } from "../../src/capture-files/format";
+import { setAccountEvidenceDefault } from "../../src/evidence/account-evidence";
 import { replayCapture } from "../../src/capture-files/replay";
 import { providerById } from "../../src/scrapers/registry";
 import { ORACLES } from "../support/oracles";
 import { fieldMismatches } from "../support/oracles/draw";
 import type { OracleCase } from "../support/oracles/oracle";
 import { decodePng, distinctColours } from "../support/png";
+import { adminJson, seedCachedGrokAnswer } from "../support/workers/account-helpers";
 import { postBatch, waitForTerminal } from "../support/workers/async-helpers";
-import { api, BASE, balanceOf, createTestAccount, query, type TestAccount } from "../support/workers/helpers";
+import {
+  api,
+  BASE,
+  balanceOf,
+  createTestAccount,
+  discardPreparedPages,
+  query,
+  replicaControl,
+  type TestAccount,
+} from "../support/workers/helpers";
 
 interface EvidenceBody {
   screenshot_url: string | null;
@@ -155,5 +168,154 @@ describe("evidence is only what was asked", () => {
     expect(response.status).toBe(200);
     expect(((await response.json()) as { evidence: unknown }).evidence).toBeNull();
     expect((await env.EVIDENCE.list()).objects.length).toBe(listedBefore);
+  });
+});
+
+describe("the account's default, and what overrides it", () => {
+  it("applies without the header; `X-Evidence: none` turns it off for one request", async () => {
+    const own = await createTestAccount(30);
+    await setAccountEvidenceDefault(env.DB, own.accountId, { kinds: ["html"], onFailure: false });
+    const oracleCase = firstCase("grok");
+    const path = `/scrapers/grok?${query({ ...oracleCase.params, bypass_cache: "true" })}`;
+    const byDefault = (await (await api(path, { apiKey: own.apiKey })).json()) as { evidence: EvidenceBody | null };
+    expect(byDefault.evidence?.screenshot_url).toBeNull();
+    await expectHtmlWithAnswer(byDefault.evidence?.html_url ?? "", oracleCase);
+    const turnedOff = (await (await api(path, { apiKey: own.apiKey, headers: { "X-Evidence": "none" } })).json()) as { evidence: unknown };
+    expect(turnedOff.evidence).toBeNull();
+  });
+
+  it("asking for evidence never takes a cached answer: the page shown is this request's own", async () => {
+    const own = await createTestAccount(30);
+    const prompt = "What do people say about the launch?";
+    await seedCachedGrokAnswer(prompt, own.accountId);
+    const path = `/scrapers/grok?${query({ prompt })}`;
+    const cached = (await (await api(path, { apiKey: own.apiKey })).json()) as { cached: boolean; result: string; evidence: unknown };
+    expect([cached.cached, cached.result, cached.evidence]).toEqual([true, `Cached answer to: ${prompt}`, null]);
+    const fresh = (await (await api(path, { apiKey: own.apiKey, headers: { "X-Evidence": "screenshot" } })).json()) as {
+      cached: boolean;
+      result: string;
+      evidence: EvidenceBody | null;
+    };
+    expect(fresh.cached).toBe(false);
+    expect(fresh.result).not.toBe(`Cached answer to: ${prompt}`);
+    await expectScreenshotOfPage(fresh.evidence?.screenshot_url ?? "");
+  });
+});
+
+describe("failure evidence", () => {
+  interface ProviderHealth {
+    provider: string;
+    latest_failure_evidence: { country: string; error_code: string; screenshot_url: string | null; html_url: string | null }[];
+  }
+
+  /** The replica serves its next page load as a changed page (its composer gone): layout drift. */
+  async function serveChangedPage(): Promise<void> {
+    const response = await fetch(`${env.REPLICA_URL}/__control/changed-page`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ provider: "grok", count: 1 }),
+    });
+    expect(response.ok).toBe(true);
+    await discardPreparedPages();
+  }
+
+  it("a drift keeps the page for an account that asks: in the error body and in the operator's view", async () => {
+    const own = await createTestAccount(30);
+    await setAccountEvidenceDefault(env.DB, own.accountId, { kinds: [], onFailure: true });
+    await serveChangedPage();
+    try {
+      const response = await api(`/scrapers/grok?${query({ prompt: "What changed on the page?", bypass_cache: "true" })}`, {
+        apiKey: own.apiKey,
+      });
+      expect(response.status).toBe(502);
+      const body = (await response.json()) as { code: string; evidence?: EvidenceBody };
+      expect(body.code).toBe("provider_changed");
+      const evidence = body.evidence;
+      if (evidence === undefined) throw new Error("the error body has no evidence");
+      expect(evidence.stream_url).toBeNull();
+      await expectScreenshotOfPage(evidence.screenshot_url ?? "");
+      const html = await (await fetchEvidence(evidence.html_url ?? "")).text();
+      expect(html).toContain("<html");
+
+      const { providers } = await adminJson<{ providers: ProviderHealth[] }>("/admin/providers");
+      const latest = providers.find((provider) => provider.provider === "grok")?.latest_failure_evidence ?? [];
+      expect(latest).toContainEqual(
+        expect.objectContaining({ country: "US", error_code: expect.stringMatching(/^grok\./), screenshot_url: evidence.screenshot_url }),
+      );
+    } finally {
+      await replicaControl("reset");
+    }
+  });
+});
+
+describe("screenshots of long pages and of pages that scroll inside a container", () => {
+  /** Runs `capture` on a page holding `html`, through the browser layer like a scrape. */
+  function onPage<T>(html: string, capture: (page: Parameters<typeof capturePageScreenshot>[0]) => Promise<T>): Promise<T> {
+    const request = {
+      country: "US",
+      provider: "evidence-lab",
+      allowedDomains: ["127.0.0.1"],
+      signal: AbortSignal.timeout(60_000),
+      deadline: Date.now() + 60_000,
+    };
+    return withScrapePage(env, request, async ({ page }) => {
+      await page.setContent(html);
+      return capture(page);
+    });
+  }
+
+  /** `lines` paragraphs of text, each 40 px tall, in a page or in a 100vh column that scrolls. */
+  function textPage(lines: number, inScroller: boolean): string {
+    const text = Array.from({ length: lines }, (_unused, index) => `<p style="height:40px;margin:0">Line ${index} of the answer</p>`).join(
+      "",
+    );
+    return inScroller
+      ? `<body style="margin:0;height:100vh;display:flex;flex-direction:column"><header style="height:60px">Chat</header><main style="flex:1;overflow-y:auto">${text}</main></body>`
+      : `<body style="margin:0">${text}</body>`;
+  }
+
+  it("a page that scrolls inside a 100vh column is captured whole, not just its viewport", async () => {
+    // 150 lines of 40 px = 6,000 px of answer inside a column of a 900 px viewport
+    const shot = await onPage(textPage(150, true), (page) => capturePageScreenshot(page, 8 * 1024 * 1024));
+    if ("missing" in shot) throw new Error(shot.missing);
+    const png = await decodePng(shot.bytes);
+    expect(png.height).toBeGreaterThanOrEqual(6_000);
+    expect([shot.scale, shot.truncated]).toEqual([1, false]);
+  });
+
+  it("a page taller than the pixel bound is downscaled to it; one past the CSS bound is cut there and says so", async () => {
+    // 20,000 px: downscaled to at most 12,000 pixels tall
+    const tall = await onPage(textPage(500, false), (page) => capturePageScreenshot(page, 8 * 1024 * 1024));
+    if ("missing" in tall) throw new Error(tall.missing);
+    const tallPng = await decodePng(tall.bytes);
+    expect(tallPng.height).toBeLessThanOrEqual(MAX_SCREENSHOT_PIXEL_HEIGHT);
+    expect(tall.scale).toBeCloseTo(MAX_SCREENSHOT_PIXEL_HEIGHT / 20_000, 2);
+    expect(tall.truncated).toBe(false);
+    // 40,000 px: past the CSS bound
+    const endless = await onPage(textPage(1_000, false), (page) => capturePageScreenshot(page, 8 * 1024 * 1024));
+    if ("missing" in endless) throw new Error(endless.missing);
+    expect(endless.truncated).toBe(true);
+    expect(endless.scale).toBeCloseTo(MAX_SCREENSHOT_PIXEL_HEIGHT / MAX_SCREENSHOT_CSS_HEIGHT, 2);
+    expect((await decodePng(endless.bytes)).height).toBeLessThanOrEqual(MAX_SCREENSHOT_PIXEL_HEIGHT);
+  });
+
+  it("a picture over the size limit becomes a JPEG, and past that is missing with why", async () => {
+    // noise does not compress: a PNG of it is far over 200 kB
+    const noise = `<body style="margin:0"><canvas id="c" width="1366" height="900"></canvas><script>
+      const context = document.getElementById("c").getContext("2d");
+      const image = context.createImageData(1366, 900);
+      let state = 2463534242;
+      for (let i = 0; i < image.data.length; i += 1) {
+        state ^= state << 13; state ^= state >>> 17; state ^= state << 5;
+        image.data[i] = (i & 3) === 3 ? 255 : state & 255;
+      }
+      context.putImageData(image, 0, 0);
+    </script></body>`;
+    const jpeg = await onPage(noise, (page) => capturePageScreenshot(page, 1_500_000));
+    if ("missing" in jpeg) throw new Error(jpeg.missing);
+    expect(jpeg.contentType).toBe("image/jpeg");
+    expect([jpeg.bytes[0], jpeg.bytes[1]]).toEqual([0xff, 0xd8]);
+    const none = await onPage(noise, (page) => capturePageScreenshot(page, 10_000));
+    expect(none).toEqual({ missing: "the screenshot is larger than the 0.01 MiB limit even as JPEG" });
   });
 });

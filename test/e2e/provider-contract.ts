@@ -220,6 +220,8 @@ export function describeProviderContract(options: ProviderContractOptions): void
       expect(body.detail).toMatch(/layout may have changed/);
       expect(body.detail).not.toMatch(/composer|anchor|\bat \S+ \(|[{}]|Error:/);
       expect(body.detail).not.toContain(own.apiKey);
+      // the account keeps no failure evidence (docs/evidence.md): nothing of the failed page is kept or shown
+      expect(body).not.toHaveProperty("evidence");
       expect(await balanceOf(own.accountId)).toBe(30);
       const health = await operatorView(provider);
       expect(health?.drift_last_hour).toBeGreaterThan(before);

@@ -311,7 +311,8 @@ describe("OpenAPI", () => {
       const headers = spec.paths[path]?.post?.parameters
         ?.filter((parameter) => parameter.in === "header")
         .map((parameter) => parameter.name);
-      expect(headers, path).toEqual(["Idempotency-Key"]);
+      // a batch asks for evidence per item (`items[].evidence`); a job with the X-Evidence header
+      expect(headers, path).toEqual(path === "/batches" ? ["Idempotency-Key"] : ["Idempotency-Key", "X-Evidence"]);
       expect(spec.paths[path]?.post?.responses, path).toHaveProperty("409");
     }
   });

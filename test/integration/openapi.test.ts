@@ -157,8 +157,10 @@ describe("The operator's document, GET /admin/openapi.json", () => {
   it("the grok parameters and response come from the validation schemas", async () => {
     const spec = await document();
     const parameters = spec.paths["/scrapers/grok"]?.get?.parameters ?? [];
-    const byName = new Map(parameters.map((parameter) => [parameter.name, parameter]));
+    const byName = new Map(parameters.filter((parameter) => parameter.in === "query").map((parameter) => [parameter.name, parameter]));
+    // the spec's query parameters, unchanged; evidence is asked with a header beside them
     expect([...byName.keys()].sort()).toEqual(["api_key", "bypass_cache", "country", "mode", "prompt", "timeout"]);
+    expect(parameters.filter((parameter) => parameter.in === "header").map((parameter) => parameter.name)).toEqual(["X-Evidence"]);
     expect(byName.get("prompt")?.required).toBe(true);
     expect(byName.get("mode")?.schema?.enum).toEqual(["MODEL_MODE_AUTO", "MODEL_MODE_FAST", "MODEL_MODE_EXPERT"]);
     expect(byName.get("timeout")?.schema).toMatchObject({ default: 300, minimum: 10, maximum: 600 });

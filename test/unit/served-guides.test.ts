@@ -125,8 +125,8 @@ describe("the served guides", () => {
     ],
   };
 
-  it("are the four listed guides", () => {
-    expect(pages.map((page) => page.slug)).toEqual(["examples", "errors", "async-jobs", "limits"]);
+  it("are the five listed guides", () => {
+    expect(pages.map((page) => page.slug)).toEqual(["examples", "errors", "async-jobs", "limits", "evidence"]);
   });
 
   for (const { slug, html } of pages) {

@@ -86,4 +86,5 @@ export const RUFUS_EXAMPLE = {
     scraper_version: "amazon_rufus/2026.11.1",
     from_cache: false,
   },
+  evidence: null,
 };

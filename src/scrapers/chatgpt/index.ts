@@ -44,6 +44,7 @@ export const chatgptProvider = defineProvider({
       scraper_version: "chatgpt/2026.11.1",
       from_cache: false,
     },
+    evidence: null,
   },
   origin: { real: () => "https://chatgpt.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...CHATGPT_DOMAINS])],

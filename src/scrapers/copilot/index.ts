@@ -40,6 +40,7 @@ export const copilotProvider = defineProvider({
       scraper_version: "copilot/2026.11.1",
       from_cache: false,
     },
+    evidence: null,
   },
   origin: { real: () => "https://copilot.microsoft.com" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...COPILOT_DOMAINS])],

@@ -64,4 +64,5 @@ export const GEMINI_EXAMPLE = {
     scraper_version: "gemini/2026.11.1",
     from_cache: false,
   },
+  evidence: null,
 };

@@ -88,4 +88,5 @@ export const GOOGLE_AI_MODE_EXAMPLE = {
     scraper_version: "google_ai_mode/2026.11.1",
     from_cache: false,
   },
+  evidence: null,
 };

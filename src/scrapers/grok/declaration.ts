@@ -90,4 +90,5 @@ export const GROK_EXAMPLE = {
     scraper_version: "grok/2026.11.1",
     from_cache: false,
   },
+  evidence: null,
 };

@@ -52,6 +52,7 @@ export const perplexityProvider = defineProvider({
       scraper_version: "perplexity/2026.11.1",
       from_cache: false,
     },
+    evidence: null,
   },
   origin: { real: () => "https://www.perplexity.ai" },
   allowedDomains: (origin) => [...new Set([new URL(origin).hostname, ...PERPLEXITY_DOMAINS])],
