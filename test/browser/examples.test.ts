@@ -54,7 +54,7 @@ afterAll(() => {
 });
 
 describe("docs/examples.md, executed", () => {
-  it("has the sync request, the job loop and error handling in curl, Python and JavaScript", () => {
+  it("has the sync request, the job loop and error handling in curl, Python and JavaScript, and the evidence download in curl", () => {
     expect(examples.map((example) => `${example.name}:${example.language}`)).toEqual([
       "sync:sh",
       "sync:python",
@@ -65,6 +65,7 @@ describe("docs/examples.md, executed", () => {
       "errors:sh",
       "errors:python",
       "errors:js",
+      "evidence:sh",
     ]);
   });
 
@@ -102,6 +103,14 @@ describe("docs/examples.md, executed", () => {
       expect(output, example.language).toMatch(/error 400/);
       expect(output, example.language).toContain("invalid_parameter");
       expect(output, example.language).toMatch(/country: JP/);
+    }
+  });
+
+  it("the evidence example downloads the answer's screenshot, a PNG", async () => {
+    for (const example of examples.filter(({ name }) => name === "evidence")) {
+      expect(await execute(example), example.language).toMatch(/^image\/png \d{4,} bytes$/m);
+      const png = readFileSync(join(workDir, "answer.png"));
+      expect([...png.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
     }
   });
 });
