@@ -28,6 +28,9 @@ import { requestLogLine } from "../http/request-id";
 import { logLine, type LogSubject, requestSubject } from "../util/log-line";
 import { JOB_RETENTION_MS } from "../jobs/job-policy";
 import { accountLimitsView } from "../limits/limits-view";
+import { accountEvidenceDefault, setAccountEvidenceDefault } from "../evidence/account-evidence";
+import type { EvidenceCardState } from "./evidence-card";
+import { readEvidenceForm } from "./evidence-form";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
 import { setNewKeyFlash, takeNewKeyFlash } from "./new-key-flash";
 import type { SignedInFrame } from "./layout";
@@ -181,6 +184,34 @@ async function renderKeysPage(c: DashboardContext, signedIn: SignedIn, extra: Om
   return c.html(<KeysPage frame={{ ...signedIn.frame, active: "keys" }} data={{ keys, ...extra }} />, status);
 }
 
+async function renderOverview(
+  c: DashboardContext,
+  signedIn: SignedIn,
+  evidenceCard: Omit<EvidenceCardState, "setting">,
+  status: 200 | 400 = 200,
+) {
+  const accountId = signedIn.account.accountId;
+  const [usage, daily, keys, activity, limits, evidence] = await Promise.all([
+    usageSummary(c.env.DB, accountId),
+    dailyUsage(c.env.DB, accountId),
+    listApiKeys(c.env.DB, accountId),
+    recentLedgerEntries(c.env.DB, accountId, RECENT_ACTIVITY_LIMIT),
+    accountLimitsView(c.env, accountId),
+    accountEvidenceDefault(c.env.DB, accountId),
+  ]);
+  const data = {
+    account: signedIn.account,
+    usage,
+    daily,
+    activeKeys: keys.filter((key) => key.revokedAt === null).length,
+    activity,
+    baseUrl: requestBaseUrl(c),
+    limits,
+    evidence: { setting: evidence, ...evidenceCard },
+  };
+  return c.html(<OverviewPage frame={{ ...signedIn.frame, active: "overview" }} data={data} />, status);
+}
+
 function createDashboard(): Hono<AppEnv> {
   const dashboard = new Hono<AppEnv>();
 
@@ -261,24 +292,18 @@ function createDashboard(): Hono<AppEnv> {
   dashboard.get("/", async (c) => {
     const signedIn = await currentSession(c, "overview");
     if (signedIn === null) return toSignIn(c);
-    const accountId = signedIn.account.accountId;
-    const [usage, daily, keys, activity, limits] = await Promise.all([
-      usageSummary(c.env.DB, accountId),
-      dailyUsage(c.env.DB, accountId),
-      listApiKeys(c.env.DB, accountId),
-      recentLedgerEntries(c.env.DB, accountId, RECENT_ACTIVITY_LIMIT),
-      accountLimitsView(c.env, accountId),
-    ]);
-    const data = {
-      account: signedIn.account,
-      usage,
-      daily,
-      activeKeys: keys.filter((key) => key.revokedAt === null).length,
-      activity,
-      baseUrl: requestBaseUrl(c),
-      limits,
-    };
-    return c.html(<OverviewPage frame={signedIn.frame} data={data} />);
+    return renderOverview(c, signedIn, { saved: c.req.query("notice") === "evidence-saved" });
+  });
+
+  // The overview's evidence card: the account's default, with the same session, same-origin and CSRF checks as every form.
+  dashboard.post("/evidence", async (c) => {
+    const result = await signedInForm(c);
+    if (result instanceof Response) return result;
+    const outcome = readEvidenceForm(result.form);
+    if ("error" in outcome) return renderOverview(c, result.signedIn, { error: outcome.error }, 400);
+    await setAccountEvidenceDefault(c.env.DB, result.signedIn.account.accountId, outcome.setting);
+    // Post-redirect-get, back to the card.
+    return c.redirect("/dashboard?notice=evidence-saved#evidence", 303);
   });
 
   dashboard.get("/keys", async (c) => {

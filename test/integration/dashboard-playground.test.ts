@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { recordSubmittedJob } from "../../src/jobs/jobs-table";
 import { responseCacheKey } from "../../src/cache/response-cache";
 import { NO_SUCH_KEY_DETAIL } from "../../src/dashboard/playground/key-admission";
-import { answerHtml } from "../../src/dashboard/playground/answer-html";
+import { renderAnswer } from "../../src/dashboard/playground/answer-html";
 import { jobStub } from "../../src/jobs/job-record";
 import { allProviders } from "../../src/scrapers/registry";
 import { adminApi, adminJson, cacheEntryJson, newAccount, newKey } from "../support/workers/account-helpers";
@@ -259,7 +259,8 @@ describe("a playground run that waits", () => {
     const answer = /data-testid="answer">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? "";
     expect(answer).toContain("<strong>bold</strong>");
     expect(answer).toContain(
-      '<a href="https://en.wikipedia.org/wiki/Starship" target="_blank" rel="noopener noreferrer nofollow">source</a>',
+      // the answer's first link carries the id a source card's "Show in answer" points at
+      '<a href="https://en.wikipedia.org/wiki/Starship" target="_blank" rel="noopener noreferrer nofollow" id="answer-link-1">source</a>',
     );
     expect(answer).toContain("&lt;img src=x onerror=alert(1)&gt;");
     // Facts: credits, cached, the key it was charged to, elapsed time.
@@ -545,7 +546,7 @@ describe("snippets", () => {
 
 describe("the answer's HTML", () => {
   it("keeps provider HTML as text, refuses script URLs and never loads images", () => {
-    const html = answerHtml(
+    const rendered = renderAnswer(
       [
         "<script>alert(1)</script>",
         "",
@@ -556,10 +557,16 @@ describe("the answer's HTML", () => {
         "![chart](https://tracker.example/pixel.png) ![bad](javascript:alert(4))",
       ].join("\n"),
     );
+    const { html } = rendered;
     expect(html).not.toMatch(/<(script|img|iframe)/);
     expect(html).not.toMatch(/href="(javascript|data):/i);
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
-    expect(html).toContain('<a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer nofollow">ok</a>');
+    // the second link of the answer (the iframe's URL, linkified as text, is the first): its id is ours, numbered
+    expect(html).toContain(
+      '<a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer nofollow" id="answer-link-2">ok</a>',
+    );
+    expect(rendered.anchorOf("https://example.com/a?b=1&c=2")).toBe("answer-link-2");
+    expect(rendered.anchorOf("https://example.com/elsewhere")).toBeNull();
     expect(html).toContain(
       '<a href="https://tracker.example/pixel.png" target="_blank" rel="noopener noreferrer nofollow">Image: chart</a>',
     );

@@ -6,6 +6,7 @@ import { Ago, Time, formatNumber, formatSigned } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
 import type { AccountLimitsView } from "../../limits/limits-view";
 import { LimitsCard } from "../limits-card";
+import { EvidenceCard, type EvidenceCardState } from "../evidence-card";
 import { buildSnippets, maskedKey } from "../playground/snippets";
 import { Meter, UsageChart } from "../usage-chart";
 
@@ -31,6 +32,7 @@ interface OverviewData {
   activity: LedgerEntry[];
   baseUrl: string;
   limits: AccountLimitsView;
+  evidence: EvidenceCardState;
 }
 
 function capitalise(text: string): string {
@@ -208,6 +210,7 @@ export function OverviewPage({ frame, data }: { frame: SignedInFrame; data: Over
             </section>
           </div>
         </div>
+        <EvidenceCard state={data.evidence} csrf={frame.csrf} />
       </main>
     </Layout>
   );

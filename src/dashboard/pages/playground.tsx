@@ -5,9 +5,17 @@
  * the countries it serves, keeps the snippets in step with the form and shows a live timer while a run waits.
  */
 import type { ApiKeySummary } from "../../accounts/keys";
+import { EVIDENCE_KINDS, type EvidenceKind } from "../../evidence/evidence-kinds";
+import { describeEvidenceKinds, EVIDENCE_KIND_LABELS } from "../evidence-labels";
 import { Ago, formatNumber } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
-import { FORM_MARKER_FIELD, FORM_MARKER_VALUE, ownFieldName, type PlaygroundInput } from "../playground/playground-input";
+import {
+  evidenceFieldName,
+  FORM_MARKER_FIELD,
+  FORM_MARKER_VALUE,
+  ownFieldName,
+  type PlaygroundInput,
+} from "../playground/playground-input";
 import type { PlaygroundRunSummary } from "../playground/run-store";
 import { type CountryOption, type PlaygroundScraper, type ScraperField, servesCountry } from "../playground/scraper-forms";
 import type { Snippets } from "../playground/snippets";
@@ -22,6 +30,8 @@ interface PlaygroundPageData {
   credits: number;
   creditsPerRequest: number;
   recentRuns: PlaygroundRunSummary[];
+  /** The account's evidence default: what a run keeps when no kind is chosen. */
+  accountEvidenceKinds: readonly EvidenceKind[];
   /** The last run's failure, or a prefilled link's refusal, shown above the form (the form keeps what was typed). */
   error?: PlaygroundRefusal;
 }
@@ -105,6 +115,25 @@ function OwnParameters({ scraper, input }: { scraper: PlaygroundScraper; input: 
           <OwnField scraper={scraper} field={field} value={chosen ? (input.own[field.name] ?? field.defaultValue) : field.defaultValue} />
         ))
       )}
+    </fieldset>
+  );
+}
+
+/** The evidence the run keeps: the kinds checked, or (none checked) the account's default, as for an API request. */
+function EvidenceChoice({ input, accountKinds }: { input: PlaygroundInput; accountKinds: readonly EvidenceKind[] }) {
+  return (
+    <fieldset class="evidence-choice">
+      <legend>Evidence</legend>
+      {EVIDENCE_KINDS.map((kind) => (
+        <label class="check">
+          <input type="checkbox" name={evidenceFieldName(kind)} value="true" checked={input.evidence.includes(kind)} />
+          {EVIDENCE_KIND_LABELS[kind]}
+        </label>
+      ))}
+      <p class="hint" data-testid="evidence-default">
+        Sent as the <code>X-Evidence</code> header; no extra credits, kept 24 hours, and the run is scraped afresh (never from the cache).
+        None checked: your account's default applies ({describeEvidenceKinds(accountKinds)}; <a href="/dashboard#evidence">change it</a>).
+      </p>
     </fieldset>
   );
 }
@@ -258,6 +287,7 @@ export function PlaygroundPage({ frame, data }: { frame: SignedInFrame; data: Pl
               {data.scrapers.map((scraper) => (
                 <OwnParameters scraper={scraper} input={input} />
               ))}
+              <EvidenceChoice input={input} accountKinds={data.accountEvidenceKinds} />
               <details class="more-options">
                 <summary>More options</summary>
                 <div class="field check-field">

@@ -2,12 +2,16 @@
  * `/dashboard/results/{id}`: one job or playground run, readable. The answer is rendered from `result_markdown`
  * (sanitised: src/dashboard/playground/answer-html.ts), the scraper's lists become cards with links, and the raw JSON
  * is one click away. A pending job is followed by the page script (a live timer, and a reload when it ends); a failed
- * job shows its error and the prompt it was given.
+ * job shows its error and the prompt it was given. Evidence (the response's, or a failed job's) is shown beside the
+ * answer: the screenshot, the files to download and what is missing; a source card whose URL the answer links has a
+ * "Show in answer" link to that place in the answer (highlighted by the stylesheet's `:target` rule, no script).
  */
 import type { Child } from "hono/jsx";
 import { Time, formatNumber } from "../format";
 import { Layout, PageHead, type SignedInFrame } from "../layout";
-import { answerHtml } from "../playground/answer-html";
+import { EVIDENCE_KIND_LABELS } from "../evidence-labels";
+import { type RenderedAnswer, renderAnswer } from "../playground/answer-html";
+import type { ShownEvidence } from "../playground/shown-evidence";
 import { type ResultCard, type ResultSection, arrangeResult } from "../playground/result-sections";
 import { isHttpUrl } from "../../util/http-url";
 
@@ -35,7 +39,13 @@ export interface ResultPageData {
   creditsPerRequest: number;
   /** What the API itself answers for it: `GET /jobs/{id}` for a job, the 200 body for a playground run. */
   rawJson: unknown;
+  /** The answer's evidence, or a failed job's failure evidence; null when none was kept. */
+  evidence: ShownEvidence | null;
 }
+
+/** Where the answer links a URL (an element id in the rendered answer), or null. */
+type AnchorOf = (url: string) => string | null;
+const NO_ANCHORS: AnchorOf = () => null;
 
 const STATUS_BADGES: Record<ResultStatus, { className: string; label: string }> = {
   pending: { className: "badge warn", label: "Pending" },
@@ -105,7 +115,16 @@ function Facts({ data }: { data: ResultPageData }) {
   );
 }
 
-function Card({ card }: { card: ResultCard }) {
+function ShowInAnswer({ anchor }: { anchor: string | null }) {
+  if (anchor === null) return null;
+  return (
+    <a class="show-in-answer" href={`#${anchor}`}>
+      Show in answer
+    </a>
+  );
+}
+
+function Card({ card, anchorOf }: { card: ResultCard; anchorOf: AnchorOf }) {
   return (
     <li class="result-card">
       <h3>
@@ -117,7 +136,11 @@ function Card({ card }: { card: ResultCard }) {
           </a>
         )}
       </h3>
-      {card.url !== null && <p class="card-url mono">{new URL(card.url).host}</p>}
+      {card.url !== null && (
+        <p class="card-url">
+          <span class="mono">{new URL(card.url).host}</span> <ShowInAnswer anchor={anchorOf(card.url)} />
+        </p>
+      )}
       {card.paragraphs.map((text) => (
         <p class="card-text">{text}</p>
       ))}
@@ -146,7 +169,7 @@ function Card({ card }: { card: ResultCard }) {
   );
 }
 
-function Section({ section }: { section: ResultSection }) {
+function Section({ section, anchorOf }: { section: ResultSection; anchorOf: AnchorOf }) {
   const count = section.kind === "cards" ? section.cards.length : section.kind === "links" ? section.urls.length : section.items.length;
   return (
     <section class="card" data-section={section.field} aria-labelledby={`section-${section.field}`}>
@@ -161,7 +184,7 @@ function Section({ section }: { section: ResultSection }) {
       ) : section.kind === "cards" ? (
         <ul class="result-cards">
           {section.cards.map((card) => (
-            <Card card={card} />
+            <Card card={card} anchorOf={anchorOf} />
           ))}
         </ul>
       ) : section.kind === "links" ? (
@@ -170,7 +193,8 @@ function Section({ section }: { section: ResultSection }) {
             <li>
               <a href={url} target="_blank" rel="noopener noreferrer nofollow" class="mono">
                 {url}
-              </a>
+              </a>{" "}
+              <ShowInAnswer anchor={anchorOf(url)} />
             </li>
           ))}
         </ul>
@@ -185,8 +209,7 @@ function Section({ section }: { section: ResultSection }) {
   );
 }
 
-function Answer({ response }: { response: Readonly<Record<string, unknown>> }) {
-  const markdown = stringField(response, "result_markdown");
+function Answer({ response, rendered }: { response: Readonly<Record<string, unknown>>; rendered: RenderedAnswer | null }) {
   const plain = stringField(response, "result") ?? "";
   const markdownUrl = stringField(response, "markdown_url");
   return (
@@ -201,12 +224,74 @@ function Answer({ response }: { response: Readonly<Record<string, unknown>> }) {
           </p>
         )}
       </div>
-      {markdown !== null ? (
-        <div class="answer" data-testid="answer" dangerouslySetInnerHTML={{ __html: answerHtml(markdown) }} />
+      {rendered !== null ? (
+        <div class="answer" data-testid="answer" dangerouslySetInnerHTML={{ __html: rendered.html }} />
       ) : (
         <div class="answer plain" data-testid="answer">
           {plain}
         </div>
+      )}
+    </section>
+  );
+}
+
+const FILE_KINDS: Readonly<Record<string, string>> = { png: "PNG", jpg: "JPEG", html: "HTML", json: "JSON" };
+const DOWNLOAD_LABELS = { screenshot: "Download the screenshot", html: "Download the page HTML", stream: "Download the stream" } as const;
+
+function kindLabel(kind: string): string {
+  return kind === "screenshot" || kind === "html" || kind === "stream" ? EVIDENCE_KIND_LABELS[kind] : kind;
+}
+
+/** The evidence card: the screenshot (opens full size), the files to download, and each kind asked for but missing. */
+function Evidence({ evidence, failure }: { evidence: ShownEvidence; failure: boolean }) {
+  const screenshot = evidence.files.find((file) => file.kind === "screenshot");
+  return (
+    <section class="card evidence" aria-labelledby="evidence-title" data-testid="evidence">
+      <div class="card-head">
+        <h2 id="evidence-title">{failure ? "Failure evidence" : "Evidence"}</h2>
+        <p>
+          Captured <Time iso={evidence.capturedAt} />
+        </p>
+      </div>
+      {evidence.expired ? (
+        <p class="notice info" data-testid="evidence-expired">
+          This evidence expired at <Time iso={evidence.expiresAt} />: evidence files are kept 24 hours after the answer, and are gone now.
+        </p>
+      ) : (
+        <>
+          {screenshot !== undefined && (
+            <a class="evidence-shot" href={screenshot.path} target="_blank" rel="noopener" title="Open the screenshot full size">
+              <img
+                src={screenshot.path}
+                alt={failure ? "Screenshot of the failed page" : "Screenshot of the answer page as the provider showed it"}
+              />
+            </a>
+          )}
+          {evidence.files.length > 0 && (
+            <ul class="evidence-files">
+              {evidence.files.map((file) => (
+                <li>
+                  <a href={file.path} download={file.fileName}>
+                    {DOWNLOAD_LABELS[file.kind]}
+                  </a>{" "}
+                  <span class="hint">({FILE_KINDS[file.fileName.split(".").pop() ?? ""] ?? file.fileName})</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          <p class="hint">
+            Kept until <Time iso={evidence.expiresAt} />.
+          </p>
+        </>
+      )}
+      {evidence.missing.length > 0 && (
+        <ul class="evidence-missing" data-testid="evidence-missing">
+          {evidence.missing.map((item) => (
+            <li>
+              <strong>{kindLabel(item.kind)}</strong> not kept: {item.reason}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );
@@ -238,6 +323,9 @@ function RawJson({ data }: { data: ResultPageData }) {
 
 export function ResultPage({ frame, data }: { frame: SignedInFrame; data: ResultPageData }) {
   const arranged = data.response === null ? null : arrangeResult(data.response);
+  const markdown = data.response === null ? null : stringField(data.response, "result_markdown");
+  const rendered = markdown === null ? null : renderAnswer(markdown);
+  const anchorOf = rendered?.anchorOf ?? NO_ANCHORS;
   const what = data.source === "job" ? "Asynchronous job" : "Playground run";
   return (
     <Layout title={`Result ${data.id.slice(0, 8)}`} frame={frame}>
@@ -287,7 +375,16 @@ export function ResultPage({ frame, data }: { frame: SignedInFrame; data: Result
             {data.prompt}
           </p>
         </section>
-        {data.response !== null && <Answer response={data.response} />}
+        {data.response !== null && data.evidence !== null ? (
+          <div class="grid answer-grid">
+            <Answer response={data.response} rendered={rendered} />
+            <Evidence evidence={data.evidence} failure={false} />
+          </div>
+        ) : data.response !== null ? (
+          <Answer response={data.response} rendered={rendered} />
+        ) : (
+          data.evidence !== null && <Evidence evidence={data.evidence} failure={data.status === "failed"} />
+        )}
         {arranged !== null && arranged.details.length > 0 && (
           <section class="card" aria-labelledby="details-title">
             <div class="card-head">
@@ -304,7 +401,7 @@ export function ResultPage({ frame, data }: { frame: SignedInFrame; data: Result
           </section>
         )}
         {arranged?.sections.map((section) => (
-          <Section section={section} />
+          <Section section={section} anchorOf={anchorOf} />
         ))}
         <RawJson data={data} />
       </main>

@@ -69,10 +69,24 @@ legend { font-weight: 600; font-size: .9rem; padding: 0 6px; }
 .details-list dd { margin: 0; overflow-wrap: anywhere; }
 .raw-json summary { cursor: pointer; font-weight: 700; }
 .raw-json[open] summary { margin-bottom: 12px; }
+/* The answer beside its evidence on a wide screen, stacked on a phone (below). */
+.answer-grid { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); align-items: start; }
+.evidence-shot { display: block; border: 1px solid var(--border); border-radius: 8px; overflow: hidden; background: var(--bg); }
+/* A full-page screenshot can be many viewports tall: its top is shown, the link opens all of it. */
+.evidence-shot img { display: block; width: 100%; height: auto; max-height: 640px; object-fit: cover; object-position: top; }
+.evidence-files { list-style: none; padding: 0; margin: 12px 0 8px; display: grid; gap: 6px; }
+.evidence-missing { margin: 8px 0 0; padding-left: 20px; color: var(--muted); font-size: .9rem; overflow-wrap: anywhere; }
+/* The evidence checkboxes (overview card, playground): a long label wraps beside its box, never under it. */
+#evidence .check, .evidence-choice .check { flex-wrap: nowrap; align-items: flex-start; margin-bottom: 8px; }
+#evidence .check input, .evidence-choice .check input { flex: none; margin-top: 3px; }
+.show-in-answer { font-family: inherit; font-size: .8rem; font-weight: 600; white-space: nowrap; }
+/* "Show in answer" lands on the answer's link: it is scrolled clear of the top and marked. */
+.answer a[id] { scroll-margin-top: 80px; }
+.answer a:target { background: var(--warn-soft); outline: 2px solid var(--warn); outline-offset: 1px; border-radius: 3px; }
 td .job-error { display: block; color: var(--bad); font-size: .85rem; margin-top: 4px; max-width: 360px; white-space: normal; }
 
 @media (max-width: 860px) {
-  .playground-grid { grid-template-columns: minmax(0, 1fr); }
+  .playground-grid, .answer-grid { grid-template-columns: minmax(0, 1fr); }
   .facts { grid-template-columns: repeat(2, minmax(0, 1fr)); }
   .result-cards { grid-template-columns: minmax(0, 1fr); }
 }

@@ -15,6 +15,8 @@ const OwnedJobSchema = z.object({
     scraper: z.string(),
     result: z.record(z.string(), z.unknown()).optional(),
     error: z.string().optional(),
+    // a failed job's failure evidence, read field by field by the viewer (./shown-evidence.ts)
+    evidence: z.unknown().optional(),
     created_at: z.string(),
     completed_at: z.string().nullable(),
     attempts: z.number(),

@@ -4,9 +4,11 @@
  *
  * Form field names: the common parameters by their API names (`prompt`, `country`, `bypass_cache`, `timeout`); a
  * scraper's own parameters as `<scraper>.<name>` (`grok.mode`, `copilot.mode`), because two scrapers may declare the
- * same name with different values; `key_id` and `run` for the key and the way to run.
+ * same name with different values; `key_id` and `run` for the key and the way to run; `evidence_<kind>` ("true") for
+ * each evidence kind the run keeps (none checked: the account's default applies, as for a request without `X-Evidence`).
  */
 import { InvalidParameterError } from "../../errors";
+import { EVIDENCE_KINDS, type EvidenceKind } from "../../evidence/evidence-kinds";
 import { describeValidationError, isCommonParams, type ScrapeParams } from "../../params/common-params";
 import { acceptedParameterNames, providerById, querySchemaOf } from "../../scrapers/registry";
 import { type PlaygroundScraper, playgroundScraper, playgroundScrapers } from "./scraper-forms";
@@ -31,6 +33,17 @@ export interface PlaygroundInput {
   own: Readonly<Record<string, string>>;
   keyId: string;
   run: RunMode;
+  /** The evidence kinds chosen for the run; empty: the account's default applies (no `X-Evidence`). */
+  evidence: readonly EvidenceKind[];
+}
+
+export function evidenceFieldName(kind: EvidenceKind): string {
+  return `evidence_${kind}`;
+}
+
+/** What the run asks for, as `scrapeSynchronously` and `submitJob` take it: undefined lets the account's default apply. */
+export function evidenceAsked(input: PlaygroundInput): readonly EvidenceKind[] | undefined {
+  return input.evidence.length === 0 ? undefined : input.evidence;
 }
 
 export function ownFieldName(scraperId: string, name: string): string {
@@ -61,6 +74,7 @@ export function readPlaygroundInput(fields: Readonly<Record<string, string>>): P
     own,
     keyId: fields.key_id ?? "",
     run: fields.run === "job" ? "job" : "sync",
+    evidence: EVIDENCE_KINDS.filter((kind) => fields[evidenceFieldName(kind)] === "true"),
   };
 }
 

@@ -57,6 +57,8 @@ const COMMON_FIELDS: ReadonlySet<string> = new Set([
   "elapsed_ms",
   "cached",
   "markdown_url",
+  // shown in the viewer's evidence card
+  "evidence",
 ]);
 
 /** Names the spec gives these lists, where the field name alone reads less well. */

@@ -28,7 +28,17 @@ import { ResultPage, type ResultPageData } from "../pages/result";
 import { MessagePage } from "../pages/sign-in";
 import { admitPickedKey, type PickedKey } from "./key-admission";
 import { readOwnedJob } from "./owned-job";
-import { countryRefusal, type PlaygroundInput, playgroundLink, queryPairs, readPlaygroundInput, validatedParams } from "./playground-input";
+import { readShownEvidence } from "./shown-evidence";
+import { accountEvidenceDefault } from "../../evidence/account-evidence";
+import {
+  countryRefusal,
+  evidenceAsked,
+  type PlaygroundInput,
+  playgroundLink,
+  queryPairs,
+  readPlaygroundInput,
+  validatedParams,
+} from "./playground-input";
 import { readPlaygroundRun, recentPlaygroundRuns, type StoredPlaygroundRun, storePlaygroundRun } from "./run-store";
 import { countryOptions, playgroundScraper, playgroundScrapers } from "./scraper-forms";
 import { buildSnippets, maskedKey, type Snippets } from "./snippets";
@@ -74,6 +84,7 @@ function snippetsFor(c: DashboardContext, input: PlaygroundInput, displayPrefix:
     query: queryPairs(input),
     maskedKey: maskedKey(displayPrefix),
     run: input.run,
+    evidence: input.evidence,
   });
 }
 
@@ -84,9 +95,10 @@ async function renderPlayground(
   error?: PlaygroundRefusal,
 ): Promise<Response> {
   const accountId = signedIn.account.accountId;
-  const [{ keys, chosen }, recentRuns] = await Promise.all([
+  const [{ keys, chosen }, recentRuns, accountEvidence] = await Promise.all([
     keysFor(c.env, accountId, input),
     recentPlaygroundRuns(c.env.MARKDOWN, accountId, RECENT_RUNS),
+    accountEvidenceDefault(c.env.DB, accountId),
   ]);
   const chosenInput = { ...input, keyId: chosen?.keyId ?? "" };
   const data = {
@@ -98,6 +110,7 @@ async function renderPlayground(
     credits: signedIn.account.credits,
     creditsPerRequest: CREDITS_PER_REQUEST,
     recentRuns,
+    accountEvidenceKinds: accountEvidence.kinds,
     error,
   };
   return c.html(
@@ -125,6 +138,7 @@ async function runSynchronously(
       jobId: crypto.randomUUID(),
       baseUrl: requestBaseUrl(c),
       startedAt: c.get("startedAt"),
+      evidenceAsked: evidenceAsked(input),
       abandoned: c.req.raw.signal,
       afterResponse: (work) => c.executionCtx.waitUntil(work),
     },
@@ -159,6 +173,7 @@ function resultFromRun(jobId: string, run: StoredPlaygroundRun): ResultPageData 
     playgroundLink: playgroundLink(run.scraper, run.params),
     creditsPerRequest: CREDITS_PER_REQUEST,
     rawJson: run.response,
+    evidence: readShownEvidence(run.response.evidence, Date.now()),
   };
 }
 
@@ -196,7 +211,7 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
       if (input.run === "job") {
         const { jobId } = await submitJob(
           c.env,
-          { scraper: input.scraper.id, params, baseUrl: requestBaseUrl(c) },
+          { scraper: input.scraper.id, params, baseUrl: requestBaseUrl(c), evidenceAsked: evidenceAsked(input) },
           key,
           requestOrigin(c, "dashboard"),
         );
@@ -269,6 +284,8 @@ export function registerPlaygroundPages(dashboard: Hono<AppEnv>, access: Playgro
       playgroundLink: playgroundLink(view.scraper, params),
       creditsPerRequest: CREDITS_PER_REQUEST,
       rawJson: view,
+      // a done job's evidence is its answer's; a failed one's is the failure evidence its account keeps
+      evidence: readShownEvidence(view.status === "failed" ? view.evidence : view.result?.evidence, Date.now()),
     };
     return c.html(<ResultPage frame={signedIn.frame} data={data} />);
   });

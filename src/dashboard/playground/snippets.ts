@@ -4,8 +4,9 @@
  * the README and the docs use, so a shell set up once runs any of them. The key itself is never in a snippet: only its
  * display prefix is known (keys are stored as hashes), and it is named in a comment so the reader knows which key is
  * meant. Every value is written as a literal of its language, so a prompt with quotes, `$`, backslashes or new lines
- * is sent exactly as typed.
+ * is sent exactly as typed. Evidence chosen in the form is asked with the `X-Evidence` header, and its URLs are printed.
  */
+import { EVIDENCE_HEADER, type EvidenceKind, kindsToText } from "../../evidence/evidence-kinds";
 import { shellQuote } from "../../util/shell-quote";
 import type { RunMode } from "./playground-input";
 
@@ -18,6 +19,8 @@ interface SnippetRequest {
   /** The masked key, e.g. `sk_AbCdEfG…`, or a placeholder when no key is chosen. */
   maskedKey: string;
   run: RunMode;
+  /** The evidence kinds the request asks for with `X-Evidence`; none (or absent): no header, the account's default. */
+  evidence?: readonly EvidenceKind[];
 }
 
 export interface Snippets {
@@ -44,12 +47,26 @@ function keyNote(request: SnippetRequest): string {
     : `your full key ${request.maskedKey} (shown once, when it was created)`;
 }
 
+/** The `X-Evidence` header's value, or null when the request sends none. */
+function evidenceHeader(request: SnippetRequest): string | null {
+  return request.evidence === undefined || request.evidence.length === 0 ? null : kindsToText(request.evidence);
+}
+
+/** The request's headers as a Python dict (`{"X-API-Key": API_KEY}`) or a JavaScript object (`{ "X-API-Key": API_KEY }`). */
+function headersLiteral(request: SnippetRequest, language: "python" | "javascript"): string {
+  const evidence = evidenceHeader(request);
+  const entries = ['"X-API-Key": API_KEY', ...(evidence === null ? [] : [`${literal(EVIDENCE_HEADER)}: ${literal(evidence)}`])].join(", ");
+  return language === "python" ? `{${entries}}` : `{ ${entries} }`;
+}
+
 function curlSnippet(request: SnippetRequest): string {
+  const evidence = evidenceHeader(request);
   const path = request.run === "job" ? `/scrapers/${request.scraper}/jobs` : `/scrapers/${request.scraper}`;
   // -G puts the --data-urlencode pairs in the query string (encoded by curl); -X POST then makes it a POST for a job.
   const lines = [
     `curl -fsS -G${request.run === "job" ? " -X POST" : ""} "$API_URL${path}"`,
     '  -H "X-API-Key: $API_KEY"',
+    ...(evidence === null ? [] : [`  -H ${shellQuote(`${EVIDENCE_HEADER}: ${evidence}`)}`]),
     ...request.query.map(([name, value]) => `  --data-urlencode ${shellQuote(`${name}=${value}`)}`),
   ];
   const setup = [`# Once per shell, with ${keyNote(request)}:`, `#   export API_KEY='…' API_URL=${shellQuote(request.baseUrl)}`];
@@ -89,19 +106,20 @@ function pythonSnippet(request: SnippetRequest): string {
   if (request.run === "sync") {
     return [
       ...pythonPreamble(request, ["json", "os", "urllib.error", "urllib.parse", "urllib.request"]),
-      `request = urllib.request.Request(f"{API_URL}/scrapers/${request.scraper}?{params}", headers={"X-API-Key": API_KEY})`,
+      `request = urllib.request.Request(f"{API_URL}/scrapers/${request.scraper}?{params}", headers=${headersLiteral(request, "python")})`,
       "try:",
       "    # Longer than the scrape's own timeout (300 s by default).",
       "    with urllib.request.urlopen(request, timeout=620) as response:",
       "        answer = json.load(response)",
       ...PYTHON_HTTP_ERROR,
       'print(answer["result"])',
+      ...(evidenceHeader(request) === null ? [] : ['print(json.dumps(answer["evidence"], indent=2))  # the evidence URLs, valid 24 hours']),
     ].join("\n");
   }
   return [
     ...pythonPreamble(request, ["json", "os", "time", "urllib.error", "urllib.parse", "urllib.request"]),
     "submit = urllib.request.Request(",
-    `    f"{API_URL}/scrapers/${request.scraper}/jobs?{params}", method="POST", headers={"X-API-Key": API_KEY}`,
+    `    f"{API_URL}/scrapers/${request.scraper}/jobs?{params}", method="POST", headers=${headersLiteral(request, "python")}`,
     ")",
     "try:",
     "    with urllib.request.urlopen(submit, timeout=30) as response:",
@@ -115,6 +133,9 @@ function pythonSnippet(request: SnippetRequest): string {
     '    if job["status"] != "pending":',
     "        break",
     'print(job["result"]["result"] if job["status"] == "done" else job["error"])',
+    ...(evidenceHeader(request) === null
+      ? []
+      : ['print(json.dumps(job["result"]["evidence"] if job["status"] == "done" else job.get("evidence"), indent=2))']),
   ].join("\n");
 }
 
@@ -136,12 +157,15 @@ function javascriptSnippet(request: SnippetRequest): string {
       ...javascriptPreamble(request),
       "",
       `const response = await fetch(\`\${API_URL}/scrapers/${request.scraper}?\${params}\`, {`,
-      '  headers: { "X-API-Key": API_KEY },',
+      `  headers: ${headersLiteral(request, "javascript")},`,
       "});",
       "const answer = await response.json();",
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet is JavaScript source with template literals
       "if (!response.ok) throw new Error(`${response.status}: ${answer.detail}`);",
       "console.log(answer.result);",
+      ...(evidenceHeader(request) === null
+        ? []
+        : ["console.log(JSON.stringify(answer.evidence, null, 2)); // the evidence URLs, valid 24 hours"]),
     ].join("\n");
   }
   return [
@@ -149,7 +173,7 @@ function javascriptSnippet(request: SnippetRequest): string {
     "",
     `const submitted = await fetch(\`\${API_URL}/scrapers/${request.scraper}/jobs?\${params}\`, {`,
     '  method: "POST",',
-    '  headers: { "X-API-Key": API_KEY },',
+    `  headers: ${headersLiteral(request, "javascript")},`,
     "});",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet is JavaScript source with template literals
     "if (!submitted.ok) throw new Error(`${submitted.status}: ${(await submitted.json()).detail}`);",
@@ -162,6 +186,9 @@ function javascriptSnippet(request: SnippetRequest): string {
     "  job = await (await fetch(`${API_URL}/jobs/${jobId}`)).json();",
     '} while (job.status === "pending");',
     'console.log(job.status === "done" ? job.result.result : job.error);',
+    ...(evidenceHeader(request) === null
+      ? []
+      : ['console.log(JSON.stringify(job.status === "done" ? job.result.evidence : job.evidence, null, 2));']),
   ].join("\n");
 }
 
