@@ -9,6 +9,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { storePlaygroundRun } from "../../src/dashboard/playground/run-store";
+import { jobStub } from "../../src/jobs/job-record";
+import { createUnqueuedJob } from "../support/workers/async-helpers";
 import { newAccount, newKey } from "../support/workers/account-helpers";
 import { Visitor, signedInVisitor } from "../support/workers/dashboard-visitor";
 
@@ -221,5 +223,28 @@ describe("evidence in the result viewer", () => {
     expect(citations[1]).not.toContain("id=");
     // the id names one element of the page
     expect(html.split(`id="${targets[0]}"`)).toHaveLength(2);
+  });
+
+  it("shows a failed job's failure evidence beside its error", async () => {
+    const account = await newAccount();
+    const key = await newKey(account.account_id);
+    const jobId = await createUnqueuedJob(
+      { accountId: account.account_id, keyId: key.key_id, apiKey: key.api_key },
+      { prompt: "What changed on the page?", country: "US", bypass_cache: false, timeout: 60, mode: "MODEL_MODE_AUTO" },
+    );
+    const capturedAt = new Date();
+    await jobStub(env, jobId).fail("The Grok page did not look as expected (its layout may have changed).", {
+      screenshot_url: `https://api.example.com/evidence/${token}/screenshot.png`,
+      html_url: `https://api.example.com/evidence/${token}/page.html`,
+      stream_url: null,
+      captured_at: capturedAt.toISOString(),
+      expires_at: new Date(capturedAt.getTime() + 24 * 3_600_000).toISOString(),
+      missing: [],
+    });
+    const html = await viewerHtml(`${account.account_id} ${jobId}`);
+    expect(html).toContain("Failure evidence");
+    expect(html).toContain("its layout may have changed");
+    expect(html).toContain(`<img src="/evidence/${token}/screenshot.png"`);
+    expect(html).toContain(`<a href="/evidence/${token}/page.html" download="page.html">`);
   });
 });
