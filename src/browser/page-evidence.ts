@@ -83,7 +83,7 @@ export async function capturePageScreenshot(page: Page, maxBytes: number): Promi
   if (png.byteLength <= maxBytes) return { bytes: new Uint8Array(png), contentType: "image/png", ...size };
   const jpeg = await page.screenshot({ type: "jpeg", quality: JPEG_FALLBACK_QUALITY, clip });
   if (jpeg.byteLength <= maxBytes) return { bytes: new Uint8Array(jpeg), contentType: "image/jpeg", ...size };
-  // two decimals at most: 8 MiB reads "8", a test's small limit "0.01"
+  // two decimals at most: 5 MiB reads "5", a test's small limit "0.01"
   return { missing: `the screenshot is larger than the ${Number((maxBytes / 1024 / 1024).toFixed(2))} MiB limit even as JPEG` };
 }
 

@@ -12,7 +12,7 @@ import { isoTimestamp } from "../util/time";
 
 export const EVIDENCE_TTL_MS = 24 * 60 * 60 * 1000;
 /** No evidence file is larger: a screenshot is downscaled or re-encoded to fit, an HTML or stream file over it is left out. */
-export const MAX_EVIDENCE_FILE_BYTES = 8 * 1024 * 1024;
+export const MAX_EVIDENCE_FILE_BYTES = 5 * 1024 * 1024;
 
 /** The file name each kind is served under (a screenshot's extension follows its encoding). */
 export const EVIDENCE_FILE_NAMES = {

@@ -12,6 +12,7 @@ import { capturePageScreenshot, MAX_SCREENSHOT_CSS_HEIGHT, MAX_SCREENSHOT_PIXEL_
 import { withScrapePage } from "../../src/browser/page-lease";
 import { CaptureFileSchema } from "../../src/capture-files/format";
 import { setAccountEvidenceDefault } from "../../src/evidence/account-evidence";
+import { MAX_EVIDENCE_FILE_BYTES } from "../../src/evidence/evidence-store";
 import { replayCapture } from "../../src/capture-files/replay";
 import { providerById } from "../../src/scrapers/registry";
 import { ORACLES } from "../support/oracles";
@@ -276,7 +277,7 @@ describe("screenshots of long pages and of pages that scroll inside a container"
 
   it("a page that scrolls inside a 100vh column is captured whole, not just its viewport", async () => {
     // 150 lines of 40 px = 6,000 px of answer inside a column of a 900 px viewport
-    const shot = await onPage(textPage(150, true), (page) => capturePageScreenshot(page, 8 * 1024 * 1024));
+    const shot = await onPage(textPage(150, true), (page) => capturePageScreenshot(page, MAX_EVIDENCE_FILE_BYTES));
     if ("missing" in shot) throw new Error(shot.missing);
     const png = await decodePng(shot.bytes);
     expect(png.height).toBeGreaterThanOrEqual(6_000);
@@ -285,14 +286,14 @@ describe("screenshots of long pages and of pages that scroll inside a container"
 
   it("a page taller than the pixel bound is downscaled to it; one past the CSS bound is cut there and says so", async () => {
     // 20,000 px: downscaled to at most 12,000 pixels tall
-    const tall = await onPage(textPage(500, false), (page) => capturePageScreenshot(page, 8 * 1024 * 1024));
+    const tall = await onPage(textPage(500, false), (page) => capturePageScreenshot(page, MAX_EVIDENCE_FILE_BYTES));
     if ("missing" in tall) throw new Error(tall.missing);
     const tallPng = await decodePng(tall.bytes);
     expect(tallPng.height).toBeLessThanOrEqual(MAX_SCREENSHOT_PIXEL_HEIGHT);
     expect(tall.scale).toBeCloseTo(MAX_SCREENSHOT_PIXEL_HEIGHT / 20_000, 2);
     expect(tall.truncated).toBe(false);
     // 40,000 px: past the CSS bound
-    const endless = await onPage(textPage(1_000, false), (page) => capturePageScreenshot(page, 8 * 1024 * 1024));
+    const endless = await onPage(textPage(1_000, false), (page) => capturePageScreenshot(page, MAX_EVIDENCE_FILE_BYTES));
     if ("missing" in endless) throw new Error(endless.missing);
     expect(endless.truncated).toBe(true);
     expect(endless.scale).toBeCloseTo(MAX_SCREENSHOT_PIXEL_HEIGHT / MAX_SCREENSHOT_CSS_HEIGHT, 2);

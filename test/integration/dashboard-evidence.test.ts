@@ -172,14 +172,14 @@ describe("evidence in the result viewer", () => {
         stream_url: null,
         captured_at: capturedAt.toISOString(),
         expires_at: new Date(capturedAt.getTime() + 24 * 3_600_000).toISOString(),
-        missing: [{ kind: "stream", reason: "larger than the 8 MiB limit of an evidence file" }],
+        missing: [{ kind: "stream", reason: "larger than the 5 MiB limit of an evidence file" }],
       }),
     );
     expect(html).toContain(`<img src="/evidence/${token}/screenshot.png"`);
     expect(html).toContain(`<a href="/evidence/${token}/screenshot.png" download="screenshot.png">`);
     expect(html).toContain(`<a href="/evidence/${token}/page.html" download="page.html">`);
     expect(html).not.toContain("stream.json");
-    expect(html).toContain("not kept: larger than the 8 MiB limit of an evidence file");
+    expect(html).toContain("not kept: larger than the 5 MiB limit of an evidence file");
     // the API's absolute URLs are in the raw JSON only, never loaded or linked
     expect(html).not.toMatch(/(src|href)="https:\/\/api\.example\.com/);
   });

@@ -152,7 +152,7 @@ describe("the evidence files in R2", () => {
     };
     const view = await storeEvidence(env.EVIDENCE, BASE, tooLarge, OWNER);
     expect(view.html_url).toBeNull();
-    expect(view.missing).toEqual([{ kind: "html", reason: "larger than the 8 MiB limit of an evidence file" }]);
+    expect(view.missing).toEqual([{ kind: "html", reason: "larger than the 5 MiB limit of an evidence file" }]);
   });
 
   it("a write the store refuses twice is listed as missing; the other files are kept", async () => {
