@@ -165,7 +165,20 @@ describe("TypeScript client (generated from the Worker's document)", () => {
     expect(answer.social_results.length).toBeGreaterThan(0);
     expect(answer.web_sources.length).toBeGreaterThan(0);
     expect(answer.markdown_url).toBe(`${BASE}/md/${answer.job_id}.md`);
+    expect(answer.evidence).toBeNull();
     expect(await balanceOf(account.accountId)).toBe(1497);
+  });
+
+  it("scrape() with `evidence`: the X-Evidence header, and the answer's evidence URLs", async () => {
+    const account = await createTestAccount(30);
+    const answer = await clientFor(account.apiKey).scrape(
+      "grok",
+      { prompt: "What is new with Starship?", bypass_cache: true, timeout: 60 },
+      { evidence: ["screenshot", "stream"] },
+    );
+    expect(answer.evidence?.screenshot_url).toMatch(new RegExp(`^${BASE}/evidence/[A-Za-z0-9_-]{32}/screenshot\\.png$`));
+    expect(answer.evidence?.stream_url).toMatch(/\/stream\.json$/);
+    expect(answer.evidence?.html_url).toBeNull();
   });
 
   it("waitForJob() throws JobFailedError with the job's error when every attempt failed (credits restored)", async () => {

@@ -31,7 +31,18 @@ export interface AnswerScraperClientOptions {
   fetch?: typeof fetch;
 }
 
+/** Evidence the API keeps of an answer (its `evidence` field, URLs valid 24 hours): sent as the `X-Evidence` header. */
+export type EvidenceKind = "screenshot" | "html" | "stream";
+
+/** `X-Evidence` for the kinds asked: none given, no header (the account's default applies); `[]` sends `none`. */
+function evidenceHeaders(evidence: readonly EvidenceKind[] | undefined): Record<string, string> | undefined {
+  if (evidence === undefined) return undefined;
+  return { "X-Evidence": evidence.length === 0 ? "none" : evidence.join(",") };
+}
+
 export interface ScrapeOptions {
+  /** Evidence to keep of this answer (`["screenshot"]`); `[]` turns the account's default off; omitted, it applies. */
+  evidence?: readonly EvidenceKind[];
   /**
    * How long `scrape()` waits before throwing ClientTimeoutError. Default: the scrape's `timeout` (300 s unless set)
    * plus 15 s, so the API's own 408 (nothing charged) normally arrives first.
@@ -115,6 +126,7 @@ export class AnswerScraperClient {
     method: "GET" | "POST";
     url: string;
     query?: Record<string, unknown>;
+    headers?: Record<string, string>;
     authenticated: boolean;
     signal?: AbortSignal;
   }): Promise<{ data: T; response: Response }> {
@@ -122,6 +134,7 @@ export class AnswerScraperClient {
       method: request.method,
       url: request.url,
       ...(request.query === undefined ? {} : { query: request.query }),
+      ...(request.headers === undefined ? {} : { headers: request.headers }),
       security: request.authenticated ? API_KEY_HEADER : [],
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       parseAs: "json",
@@ -151,7 +164,14 @@ export class AnswerScraperClient {
       }, timeoutMs);
     });
     try {
-      const request = this.send<ScraperResponses[S]>({ method: "GET", url: `/scrapers/${scraper}`, query, authenticated: true, signal });
+      const request = this.send<ScraperResponses[S]>({
+        method: "GET",
+        url: `/scrapers/${scraper}`,
+        query,
+        headers: evidenceHeaders(options.evidence),
+        authenticated: true,
+        signal,
+      });
       const { data } = await Promise.race([request, timedOut]);
       return data;
     } finally {
@@ -163,12 +183,13 @@ export class AnswerScraperClient {
   async submit<S extends ScraperId>(
     scraper: S,
     query: ScraperQueries[S],
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; evidence?: readonly EvidenceKind[] } = {},
   ): Promise<SubmittedJob<S>> {
     const { data, response } = await this.send<{ job_id: string; status: "pending" }>({
       method: "POST",
       url: `/scrapers/${scraper}/jobs`,
       query,
+      headers: evidenceHeaders(options.evidence),
       authenticated: true,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });

@@ -11,6 +11,7 @@ export {
   AnswerScraperClient,
   type CompletedJob,
   DEFAULT_POLL_INTERVAL_MS,
+  type EvidenceKind,
   type ScrapeOptions,
   type SubmittedJob,
   type WaitOptions,
