@@ -31,11 +31,72 @@ function adminHeaders(stack: BenchStack): Record<string, string> {
 
 /** One synchronous scrape (cache bypassed), timed from request to the last byte of the response. */
 export async function timedScrape(stack: BenchStack, scraper: string, prompt: string): Promise<TimedScrape> {
+  const { status, latencyMs } = await timedScrapeWithBody(stack, scraper, prompt, {});
+  return { status, latencyMs };
+}
+
+/** The evidence URLs of a response (`evidence`, docs/evidence.md): null when not kept; `missing` counts kinds not kept. */
+export interface EvidenceUrls {
+  screenshot: string | null;
+  html: string | null;
+  stream: string | null;
+  missing: number;
+}
+
+export interface TimedEvidenceScrape extends TimedScrape {
+  evidence: EvidenceUrls | null;
+}
+
+/**
+ * One synchronous scrape (cache bypassed) asking for `evidence` (the `X-Evidence` header's value) under the bench's
+ * own request id, so its step line can be told apart (bench/step-lines.ts). Timed like `timedScrape`; the body is
+ * read for the evidence URLs only after the clock stopped.
+ */
+export async function timedEvidenceScrape(
+  stack: BenchStack,
+  scraper: string,
+  prompt: string,
+  { evidence, requestId }: { evidence: string; requestId: string },
+): Promise<TimedEvidenceScrape> {
+  const { status, latencyMs, body } = await timedScrapeWithBody(stack, scraper, prompt, {
+    "X-Evidence": evidence,
+    "X-Request-Id": requestId,
+  });
+  return { status, latencyMs, evidence: status === 200 ? evidenceUrlsOf(body) : null };
+}
+
+async function timedScrapeWithBody(
+  stack: BenchStack,
+  scraper: string,
+  prompt: string,
+  headers: Record<string, string>,
+): Promise<TimedScrape & { body: ArrayBuffer }> {
   const query = new URLSearchParams({ prompt, country: BENCH_COUNTRY, bypass_cache: "true" });
   const started = performance.now();
-  const response = await fetch(`${stack.baseUrl}/scrapers/${scraper}?${query}`, { headers: { "X-API-Key": stack.apiKey } });
-  await response.arrayBuffer();
-  return { status: response.status, latencyMs: performance.now() - started };
+  const response = await fetch(`${stack.baseUrl}/scrapers/${scraper}?${query}`, { headers: { ...headers, "X-API-Key": stack.apiKey } });
+  const body = await response.arrayBuffer();
+  return { status: response.status, latencyMs: performance.now() - started, body };
+}
+
+function evidenceUrlsOf(body: ArrayBuffer): EvidenceUrls | null {
+  const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
+  const evidence = objectOf(objectOf(parsed).evidence);
+  if (Object.keys(evidence).length === 0) return null;
+  const urlOf = (value: unknown): string | null => (typeof value === "string" ? value : null);
+  return {
+    screenshot: urlOf(evidence.screenshot_url),
+    html: urlOf(evidence.html_url),
+    stream: urlOf(evidence.stream_url),
+    missing: Array.isArray(evidence.missing) ? evidence.missing.length : 0,
+  };
+}
+
+/** The size in bytes of the file at `url` (an evidence URL: no key needed), read whole. */
+export async function fileBytes(url: string): Promise<number> {
+  const response = await fetch(url);
+  const body = await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return body.byteLength;
 }
 
 export async function submitJob(stack: BenchStack, scraper: string, prompt: string): Promise<string> {

@@ -6,18 +6,22 @@
  * 3. Throughput: async jobs on pools of 1, 2 and 4 sessions, makespan vs ideal.
  * 4. Reuse over sequential scrapes; 5. Chromium memory and open pages before/after many scrapes.
  * 6. The cache path (bench/cache-path.ts, when present).
+ * 7. Evidence (bench/evidence.ts): what `X-Evidence: screenshot`, `html`, `stream` and all three add per scraper at the
+ *    overhead section's T, the evidence steps, and the files' sizes.
  * Finally the credits the bench's account spent.
  *
- * Knobs (environment): BENCH_ONLY=parser,overhead,throughput,reuse,memory,cache (default all);
+ * Knobs (environment): BENCH_ONLY=parser,overhead,throughput,reuse,memory,cache,evidence (default all);
  * BENCH_SCRAPERS=grok,chatgpt (default every scraper); BENCH_RUNS (warm scrapes per scraper, 50);
  * BENCH_ANSWER_MS (T of the overhead section, 1000); BENCH_JOBS (60); BENCH_JOB_ANSWER_MS (T of the throughput
  * section, 3000); BENCH_POOLS=1,2,4; BENCH_BATCH_SIZE (local queue batch, BENCH_JOBS up to 100); BENCH_REUSE_RUNS (100);
- * BENCH_MEMORY_RUNS (200); BENCH_VERBOSE=1 (wrangler's log).
+ * BENCH_MEMORY_RUNS (200); BENCH_EVIDENCE_RUNS (timed scrapes per evidence setting and scraper, 20); BENCH_VERBOSE=1
+ * (wrangler's log).
  */
 import { existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { REPLICA_PROVIDERS } from "../replicas/server";
 import { creditsRemaining } from "./client";
+import { benchEvidence } from "./evidence";
 import { benchOverhead } from "./overhead";
 import { benchParser } from "./parser";
 import { benchFootprint, benchReuse } from "./resources";
@@ -26,7 +30,7 @@ import { QueueBatches } from "./queue-batches";
 import { StepLines } from "./step-lines";
 import { benchThroughput } from "./throughput";
 
-const SECTIONS = ["parser", "overhead", "throughput", "reuse", "memory", "cache"] as const;
+const SECTIONS = ["parser", "overhead", "throughput", "reuse", "memory", "cache", "evidence"] as const;
 type Section = (typeof SECTIONS)[number];
 
 function isSection(value: string): value is Section {
@@ -99,6 +103,14 @@ async function onStack(stack: LocalBenchStack, lines: StepLines, batches: QueueB
     await section("reuse", () => benchReuse(stack, numberSetting("BENCH_REUSE_RUNS", 100), runId));
     await section("memory", () => benchFootprint(stack, numberSetting("BENCH_MEMORY_RUNS", 200), runId));
     await section("cache", () => runCachePath(stack));
+    await section("evidence", () =>
+      benchEvidence(
+        stack,
+        lines,
+        { scrapers, runs: numberSetting("BENCH_EVIDENCE_RUNS", 20), answerMs: numberSetting("BENCH_ANSWER_MS", 1000) },
+        runId,
+      ),
+    );
   } finally {
     const spent = startingCredits - (await creditsRemaining(stack).catch(() => Number.NaN));
     console.log(

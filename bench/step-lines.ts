@@ -5,6 +5,8 @@
 import { percentile } from "./figures";
 
 interface StepLine {
+  /** The line's subject: for a sync scrape, its request id (`X-Request-Id`, the bench may set its own); else null. */
+  requestId: string | null;
   provider: string;
   warmPage: boolean;
   hotPage: boolean;
@@ -13,9 +15,13 @@ interface StepLine {
   steps: Map<string, number>;
 }
 
+/** `[<subject>] ` right before the JSON (src/util/log-line.ts); a job's subject (`<request id> job <id>`) has spaces. */
+const SUBJECT_BEFORE_JSON = /\[([A-Za-z0-9._:-]+)\] $/;
+
 function parseStepLine(line: string): StepLine | null {
   const start = line.indexOf('{"event":"scrape_steps"');
   if (start < 0) return null;
+  const requestId = SUBJECT_BEFORE_JSON.exec(line.slice(0, start))?.[1] ?? null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(line.slice(start));
@@ -32,7 +38,7 @@ function parseStepLine(line: string): StepLine | null {
   for (const [step, value] of Object.entries(steps)) if (typeof value === "number") byStep.set(step, value);
   const warmPage = Reflect.get(parsed, "warm_page") === true;
   const hotPage = Reflect.get(parsed, "hot_page") === true;
-  return { provider, warmPage, hotPage, outcome: typeof outcome === "string" ? outcome : "unknown", totalMs, steps: byStep };
+  return { requestId, provider, warmPage, hotPage, outcome: typeof outcome === "string" ? outcome : "unknown", totalMs, steps: byStep };
 }
 
 export class StepLines {
@@ -53,6 +59,18 @@ export class StepLines {
     return this.lines
       .filter((line) => line.provider === provider && line.outcome === "ok")
       .map((line) => line.totalMs - (line.steps.get("lease") ?? 0));
+  }
+
+  /**
+   * The steps of each successful scrape whose request id is in `requestIds` (ids the bench sent as `X-Request-Id`),
+   * by request id. A scrape whose line has not arrived (yet) is absent.
+   */
+  stepsOfRequests(requestIds: ReadonlySet<string>): Map<string, ReadonlyMap<string, number>> {
+    const found = new Map<string, ReadonlyMap<string, number>>();
+    for (const line of this.lines) {
+      if (line.outcome === "ok" && line.requestId !== null && requestIds.has(line.requestId)) found.set(line.requestId, line.steps);
+    }
+    return found;
   }
 
   /**
