@@ -89,8 +89,11 @@ async function expectScenario(prompt: string, mode: CopilotWireMode): Promise<Co
     cached,
     markdown_url,
     served_by,
+    evidence,
     ...fields
   } = body;
+  // no X-Evidence and no account default: nothing kept (docs/evidence.md)
+  expect(evidence).toBeNull();
   expect(fields).toEqual(expected(prompt, mode));
   await expectSent(prompt, mode);
   return body;
