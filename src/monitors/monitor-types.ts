@@ -4,6 +4,9 @@
  * shares: the definition a customer writes, the answer a run keeps of each scrape, the brand figures and the changes.
  * Pure (no Worker types), so the parsing, matching and comparing modules and their unit tests need nothing else.
  */
+import type { CitedSource } from "../schemas/cited-sources";
+
+export type { CitedSource };
 
 /** A brand to look for: its name, other names it goes by, and the domains that are its own sites. */
 export interface Brand {
@@ -36,12 +39,6 @@ export interface MonitorDefinition {
   evidence: ("screenshot" | "html" | "stream")[];
   /** Where the monitor's events go (`monitor.run_completed`, `monitor.changed`, `monitor.run_skipped`); null: the account's endpoint. */
   webhookUrl: string | null;
-}
-
-/** A cited source of an answer, in the answer's order (its rank is its 1-based position). */
-export interface CitedSource {
-  url: string;
-  title: string | null;
 }
 
 /** What a run keeps of one answer: enough to compute brand figures and to compare with the next run. */

@@ -4,6 +4,7 @@
  * which domains its browser may reach, and how to drive its page. Validation, the OpenAPI document, the registry and the
  * routes are all derived from these declarations (see src/scrapers/provider-list.ts for the list).
  */
+import type { CitedSource } from "../schemas/cited-sources";
 import type { z } from "@hono/zod-openapi";
 import type { PageSession } from "../browser/page/page-session";
 import type { RecordedInputs, ScrapeRecorder } from "../browser/page/capture/recording";
@@ -71,6 +72,11 @@ export interface ProviderDefinition<Id extends string, Shape extends ProviderPar
    * where the site shows none.
    */
   readonly modelLabelField?: keyof z.output<Answer> & string;
+  /**
+   * The sources the answer cites, in the answer's order, read from the provider's own fields (web sources, citations,
+   * links, products): what a monitor ranks and compares between runs (docs/monitors.md). Each URL once, at its first place.
+   */
+  citedSources(answer: z.output<Answer>): CitedSource[];
   /** Provider-specific query parameters (zod, with OpenAPI metadata); the common ones are added by the platform. */
   readonly params: Shape;
   readonly countries?: ProviderCountries;

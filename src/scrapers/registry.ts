@@ -2,6 +2,7 @@
  * What the platform derives from the providers' declarations: scraper ids, each provider's query schema (common +
  * own parameters) and response schema, accepted parameter names, and the origin of its site for a request.
  */
+import type { CitedSource } from "../schemas/cited-sources";
 import { z } from "@hono/zod-openapi";
 import { type CommonParamShape, commonParamShape, type CommonParams, type ProviderParamShape } from "../params/common-params";
 import { CommonScrapeFieldsSchema } from "../schemas/responses";
@@ -17,6 +18,8 @@ export interface AnyProvider {
   readonly summary: string;
   readonly version: string;
   readonly modelLabelField?: string;
+  /** Called with an answer its schema accepted (method syntax: each provider's own answer type is narrower). */
+  citedSources(answer: z.output<z.ZodObject<z.ZodRawShape>>): CitedSource[];
   readonly params: ProviderParamShape;
   readonly countries?: ProviderDefinition<string, ProviderParamShape, z.ZodObject<z.ZodRawShape>>["countries"];
   readonly answer: z.ZodObject<z.ZodRawShape>;

@@ -1,4 +1,5 @@
 /** Amazon Rufus (the store's shopping assistant, spec §2.6): prose answer, product cards and follow-up questions. */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { defineProvider } from "../provider-contract";
 import { RUFUS_COUNTRIES, RUFUS_DOMAINS, RUFUS_EXAMPLE, RufusAnswerSchema } from "./declaration";
 import { MARKETPLACE_DOMAINS, marketplaceDomainOf } from "./marketplaces";
@@ -14,6 +15,7 @@ export const amazonRufusProvider = defineProvider({
   kind: "shopping assistant",
   summary: "Rufus's answer to a shopping query with the product cards it shows and suggested questions.",
   version: "amazon_rufus/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.products.map((source) => ({ url: source.url, title: source.title }))),
   params: {},
   countries: RUFUS_COUNTRIES,
   answer: RufusAnswerSchema,

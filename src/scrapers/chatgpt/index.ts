@@ -1,4 +1,5 @@
 /** ChatGPT (chatgpt.com), the chat assistant (spec §2.6, §4.3): the answer with its links, web searches and model. */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider-contract";
 import { CHATGPT_DOMAINS, CHATGPT_PARAMS, ChatgptAnswerSchema } from "./declaration";
@@ -16,6 +17,7 @@ export const chatgptProvider = defineProvider({
   kind: "chat assistant",
   summary: "ChatGPT's answer (web search on) with its links, the web searches it ran and the model that answered.",
   version: "chatgpt/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.links.map((source) => ({ url: source.url, title: source.text }))),
   modelLabelField: "llm_model",
   params: CHATGPT_PARAMS,
   answer: ChatgptAnswerSchema,

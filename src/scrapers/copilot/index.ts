@@ -1,4 +1,5 @@
 /** Microsoft Copilot (copilot.microsoft.com), the productivity assistant (spec §2.6, §4.3). */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { defineProvider } from "../provider-contract";
 import { COPILOT_DOMAINS, COPILOT_PARAMS, CopilotAnswerSchema } from "./declaration";
 import { captureCopilotExchange } from "./navigate";
@@ -13,6 +14,7 @@ export const copilotProvider = defineProvider({
   kind: "productivity assistant",
   summary: "Copilot's answer in the requested mode with its citations and outbound links.",
   version: "copilot/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.citations.map((source) => ({ url: source.url, title: source.title }))),
   params: COPILOT_PARAMS,
   countries: { refused: ["JP", "TW"] },
   answer: CopilotAnswerSchema,

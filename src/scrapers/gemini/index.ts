@@ -1,4 +1,5 @@
 /** Google Gemini (gemini.google.com), the search-company assistant of spec §2.6. */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider-contract";
 import { GEMINI_DOMAINS, GEMINI_EXAMPLE, GeminiAnswerSchema } from "./declaration";
@@ -22,6 +23,7 @@ export const geminiProvider = defineProvider({
   kind: "search-company assistant",
   summary: "Gemini's answer with rich citations (snippet, site, highlighted sentences) and the model used.",
   version: "gemini/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.citations.map((source) => ({ url: source.url, title: source.title }))),
   modelLabelField: "llm_model",
   params: {},
   countries: { refused: ["JP", "TW"] },

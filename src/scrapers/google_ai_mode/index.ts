@@ -1,4 +1,5 @@
 /** Google AI Mode (www.google.com/search?udm=50), the AI search mode of spec §2.6: answer, citations, sources panel. */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider-contract";
 import { GOOGLE_AI_MODE_DOMAINS, GOOGLE_AI_MODE_EXAMPLE, GOOGLE_AI_MODE_ID, GoogleAiModeAnswerSchema, searchLocaleOf } from "./declaration";
@@ -17,6 +18,7 @@ export const googleAiModeProvider = defineProvider({
   kind: "AI search mode",
   summary: "Google Search's AI Mode answer with its citations and the sources panel.",
   version: "google_ai_mode/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.citations.map((source) => ({ url: source.url, title: source.title }))),
   params: {},
   countries: { refused: ["JP", "TW"] },
   answer: GoogleAiModeAnswerSchema,

@@ -1,4 +1,5 @@
 /** Grok (grok.com), the social-network assistant: the worked example of a provider folder (see CONTRIBUTING.md). */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { defineProvider } from "../provider-contract";
 import { GROK_DOMAINS, GROK_EXAMPLE, GROK_PARAMS, GrokAnswerSchema } from "./declaration";
 import { captureGrokExchange } from "./navigate";
@@ -13,6 +14,7 @@ export const grokProvider = defineProvider({
   kind: "social-network assistant",
   summary: "Grok's answer with the web pages and X posts it cited, follow-up questions, conversation metadata and model.",
   version: "grok/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.web_sources.map((source) => ({ url: source.url, title: source.title }))),
   modelLabelField: "llm_model",
   params: GROK_PARAMS,
   countries: { refused: ["JP", "TW"] },

@@ -1,4 +1,5 @@
 /** Perplexity (www.perplexity.ai), the answer engine (spec §2.6, §4.3): numbered web sources and related questions. */
+import { uniqueSources } from "../../schemas/cited-sources";
 import { z } from "@hono/zod-openapi";
 import { defineProvider } from "../provider-contract";
 import { PERPLEXITY_DOMAINS, PERPLEXITY_PARAMS, PerplexityAnswerSchema } from "./declaration";
@@ -16,6 +17,7 @@ export const perplexityProvider = defineProvider({
   kind: "answer engine",
   summary: "Perplexity's answer with numbered web sources ([n] markers index `sources`) and related questions.",
   version: "perplexity/2026.11.1",
+  citedSources: (answer) => uniqueSources(answer.sources.map((source) => ({ url: source.url, title: source.title }))),
   params: PERPLEXITY_PARAMS,
   answer: PerplexityAnswerSchema,
   example: {
