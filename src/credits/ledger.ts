@@ -92,36 +92,60 @@ interface BatchChargeRequest {
   keyId: string | null;
 }
 
+/** Charges every operation of a batch at once, or none (`chargeOperations`, all of one scraper). */
+export async function chargeBatchCredits(db: D1Database, charge: BatchChargeRequest, now = new Date()): Promise<number> {
+  return chargeOperations(
+    db,
+    {
+      accountId: charge.accountId,
+      keyId: charge.keyId,
+      operations: charge.operationIds.map((operationId) => ({ operationId, scraper: charge.scraper })),
+    },
+    now,
+  );
+}
+
+interface OperationsChargeRequest {
+  accountId: string;
+  /** One per scrape, each with its scraper (a monitor's run asks several): each gets its own charge row. */
+  operations: readonly { operationId: string; scraper: string }[];
+  /** The key charged for (a monitor's: the key that created it); null for none. */
+  keyId: string | null;
+}
+
 /**
- * Charges every operation of a batch at once, or none: one balance check and update for the total and one ledger row
- * per operation, in one D1 batch (the ids travel as one JSON array: D1 binds at most 100 values). A repeated call for
- * the same ids charges nothing more and returns the balance. Throws InsufficientCreditsError for the total, or
+ * Charges every operation at once, or none: one balance check and update for the total and one ledger row per
+ * operation, in one D1 batch (the operations travel as one JSON array: D1 binds at most 100 values). A repeated call
+ * for the same ids charges nothing more and returns the balance. Throws InsufficientCreditsError for the total, or
  * UnauthorizedError when `keyId` was revoked.
  */
-export async function chargeBatchCredits(db: D1Database, charge: BatchChargeRequest, now = new Date()): Promise<number> {
-  const total = CREDITS_PER_REQUEST * charge.operationIds.length;
-  const ids = JSON.stringify(charge.operationIds);
+export async function chargeOperations(db: D1Database, charge: OperationsChargeRequest, now = new Date()): Promise<number> {
+  const total = CREDITS_PER_REQUEST * charge.operations.length;
+  const operations = JSON.stringify(charge.operations.map(({ operationId, scraper }) => ({ id: operationId, scraper })));
   const [update] = await db.batch([
     db
       .prepare(
         `UPDATE accounts SET credits = credits - ?1
          WHERE id = ?2 AND credits >= ?1 AND ${keyIsActive("?4", "?2")}
-           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE kind = 'charge' AND operation_id IN (SELECT value FROM json_each(?3)))
+           AND NOT EXISTS (SELECT 1 FROM credit_ledger WHERE kind = 'charge'
+             AND operation_id IN (SELECT json_extract(value, '$.id') FROM json_each(?3)))
          RETURNING credits`,
       )
-      .bind(total, charge.accountId, ids, charge.keyId),
+      .bind(total, charge.accountId, operations, charge.keyId),
     // changes() is the UPDATE's (the last completed statement) for every row; balance_after reads as if charged in order.
     db
       .prepare(
         `INSERT INTO credit_ledger (account_id, kind, delta, balance_after, reason, operation_id, scraper, key_id, created_at)
-         SELECT a.id, 'charge', -?1, a.credits + (?3 - 1 - j.key) * ?1, 'scrape', j.value, ?5, ?6, ?7
+         SELECT a.id, 'charge', -?1, a.credits + (?3 - 1 - j.key) * ?1, 'scrape', json_extract(j.value, '$.id'),
+           json_extract(j.value, '$.scraper'), ?5, ?6
          FROM accounts a, json_each(?4) j WHERE a.id = ?2 AND changes() = 1`,
       )
-      .bind(CREDITS_PER_REQUEST, charge.accountId, charge.operationIds.length, ids, charge.scraper, charge.keyId, now.toISOString()),
+      .bind(CREDITS_PER_REQUEST, charge.accountId, charge.operations.length, operations, charge.keyId, now.toISOString()),
   ]);
   const remaining = creditsOf(update);
   if (remaining !== null) return remaining;
-  return refusedCharge(db, { accountId: charge.accountId, keyId: charge.keyId, firstOperationId: charge.operationIds[0] ?? "" }, total);
+  const firstOperationId = charge.operations[0]?.operationId ?? "";
+  return refusedCharge(db, { accountId: charge.accountId, keyId: charge.keyId, firstOperationId }, total);
 }
 
 /**
