@@ -20,8 +20,8 @@ const PIPELINE_CALLERS = [
 ];
 /**
  * Records: what the service keeps and the rules that go with it (accounts, keys and failed admin-token attempts,
- * credits, the cache, limits, jobs, webhooks, provider accounts, the status page's outcomes and figures) and the capture
- * files' format, redaction and replay; the callers above excepted.
+ * credits, the cache, limits, jobs, monitors, webhooks, provider accounts, the status page's outcomes and figures) and
+ * the capture files' format, redaction and replay; the callers above excepted.
  */
 const RECORDS = "^src/(accounts|auth|cache|capture-files|credits|evidence|jobs|limits|monitors|provider-accounts|status|webhooks)/";
 const PIPELINE = "^src/pipeline/";
