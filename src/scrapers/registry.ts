@@ -94,9 +94,11 @@ function originVariableOf(id: string): string {
 
 /**
  * The origin of the provider's site for these parameters, without a trailing slash: the operator's override (a
- * template whose `{name}` placeholders the provider fills, e.g. Amazon's `{domain}`) or the real site.
+ * template whose `{name}` placeholders the provider fills, e.g. Amazon's `{domain}`) or the real site. `env` is the
+ * Worker's environment, read by name only, so any object will do: the registry stays importable where the Worker's
+ * `Env` type is not declared (the unit tests in Node, which validate with the query schemas above).
  */
-export function resolveOrigin(env: Env, provider: AnyProvider, params: CommonParams): string {
+export function resolveOrigin(env: object, provider: AnyProvider, params: CommonParams): string {
   const configured: unknown = Reflect.get(env, originVariableOf(provider.id));
   const override = typeof configured === "string" ? configured.trim() : "";
   if (override === "") return provider.origin.real(params).replace(/\/+$/, "");

@@ -147,7 +147,7 @@ module.exports = {
     {
       name: "records-import-no-pipeline-nor-above",
       comment:
-        "The records (accounts/, auth/, credits/, cache/, limits/, jobs/, webhooks/, provider-accounts/, capture-files/, " +
+        "The records (accounts/, auth/, credits/, cache/, limits/, jobs/, monitors/, webhooks/, provider-accounts/, capture-files/, " +
         "status/) are what the pipeline and the routes read and write: they may import each other and everything below " +
         "(the provider registry, providers, browser/, params/, schemas/), never the pipeline, a caller of it, a surface or " +
         "the entry. A record that needs to run or charge a scrape is a caller (PIPELINE_CALLERS above), not a record.",
