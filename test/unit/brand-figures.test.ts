@@ -152,7 +152,13 @@ describe("the first mention's sentence", () => {
 
 describe("the first cited source on one of the brand's domains", () => {
   it("takes the domain and its subdomains, not look-alikes, and skips a URL that does not parse", () => {
-    const cited = sources("https://nike.com.evil.io/a", "https://notnike.com/", "not a url", "https://NEWS.Nike.COM/story", "https://nike.com/");
+    const cited = sources(
+      "https://nike.com.evil.io/a",
+      "https://notnike.com/",
+      "not a url",
+      "https://NEWS.Nike.COM/story",
+      "https://nike.com/",
+    );
     const figures = figuresOf("No names here.", brand("Nike", [], ["nike.com"]), cited);
     expect([figures.mentioned, figures.citedRank, figures.citedUrl]).toEqual([false, 4, "https://NEWS.Nike.COM/story"]);
   });
@@ -206,7 +212,11 @@ describe("share of voice", () => {
   });
 
   it("is 0 for every brand when nobody is mentioned, and empty for no answers", () => {
-    const group = [[figure("Nike", 0), figure("Adidas", 0)], [figure("Nike", 0), figure("Adidas", 0)], [figure("Nike", 0), figure("Adidas", 0)]];
+    const group = [
+      [figure("Nike", 0), figure("Adidas", 0)],
+      [figure("Nike", 0), figure("Adidas", 0)],
+      [figure("Nike", 0), figure("Adidas", 0)],
+    ];
     expect(shareOfVoice(group)).toEqual([
       { brand: "Nike", mentions: 0, answersMentioning: 0, answers: 3, share: 0 },
       { brand: "Adidas", mentions: 0, answersMentioning: 0, answers: 3, share: 0 },
