@@ -20,10 +20,10 @@ const PIPELINE_CALLERS = [
 ];
 /**
  * Records: what the service keeps and the rules that go with it (accounts, keys and failed admin-token attempts,
- * credits, the cache, limits, jobs, webhooks, provider accounts, the status page's outcomes and figures) and the capture
- * files' format, redaction and replay; the callers above excepted.
+ * credits, the cache, limits, jobs, webhooks, monitors, provider accounts, the status page's outcomes and figures) and
+ * the capture files' format, redaction and replay; the callers above excepted.
  */
-const RECORDS = "^src/(accounts|auth|cache|capture-files|credits|evidence|jobs|limits|provider-accounts|status|webhooks)/";
+const RECORDS = "^src/(accounts|auth|cache|capture-files|credits|evidence|jobs|limits|monitors|provider-accounts|status|webhooks)/";
 const PIPELINE = "^src/pipeline/";
 /** What a client talks to: the HTTP routes and their middleware (with the rendered status page), MCP, the dashboard. */
 const SURFACES = "^src/(http|mcp|dashboard)/";
@@ -147,10 +147,10 @@ module.exports = {
     {
       name: "records-import-no-pipeline-nor-above",
       comment:
-        "The records (accounts/, auth/, credits/, cache/, limits/, jobs/, webhooks/, provider-accounts/, capture-files/, " +
-        "status/) are what the pipeline and the routes read and write: they may import each other and everything below " +
-        "(the provider registry, providers, browser/, params/, schemas/), never the pipeline, a caller of it, a surface or " +
-        "the entry. A record that needs to run or charge a scrape is a caller (PIPELINE_CALLERS above), not a record.",
+        "The records (accounts/, auth/, credits/, cache/, limits/, jobs/, webhooks/, monitors/, provider-accounts/, " +
+        "capture-files/, status/) are what the pipeline and the routes read and write: they may import each other and " +
+        "everything below (the provider registry, providers, browser/, params/, schemas/), never the pipeline, a caller of " +
+        "it, a surface or the entry. A record that needs to run or charge a scrape is a caller (PIPELINE_CALLERS above), not a record.",
       severity: "error",
       from: { path: RECORDS, pathNot: PIPELINE_CALLERS },
       to: { path: [PIPELINE, ...PIPELINE_CALLERS, SURFACES, ENTRY] },
