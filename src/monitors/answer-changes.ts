@@ -4,6 +4,7 @@
  * Pure: two kept answers and their brand figures in, an `AnswerChanges` out.
  */
 
+import { foldText } from "./text-fold";
 import { parseHttpUrl } from "../util/http-url";
 import type { AnswerChanges, BrandFigures, KeptAnswer } from "./monitor-types";
 
@@ -87,13 +88,11 @@ export function textSimilarity(previous: string, current: string): number {
 }
 
 /**
- * The words of a text: runs of letters and digits, lower-cased, with diacritics removed (NFKD, then the combining
- * marks dropped), so "Café", "cafe" and "CAFÉ" are one word. Lower-casing comes first: it can itself produce a
- * combining mark ("İ" becomes "i" and a combining dot), which the next step then drops.
+ * The words of a text: runs of letters and digits, folded as brand names are (./text-fold.ts: case, diacritics and
+ * compatibility forms), so "Café", "cafe" and "CAFÉ" are one word.
  */
 function wordSet(text: string): Set<string> {
-  const folded = text.toLowerCase().normalize("NFKD").replace(/\p{M}/gu, "");
-  return new Set(folded.match(/[\p{L}\p{N}]+/gu) ?? []);
+  return new Set(foldText(text).match(/[\p{L}\p{N}]+/gu) ?? []);
 }
 
 /** Each cited domain's best (lowest 1-based) rank, in the order the answer first cites it. */

@@ -4,6 +4,7 @@
  * group of answers, each brand's share of voice. Deterministic and explainable (no model): plain text matching with
  * the rules the docs state, so a customer can check any figure by reading the answer.
  */
+import { foldCharacter, foldText } from "./text-fold";
 import { parseHttpUrl } from "../util/http-url";
 import type { Brand, BrandFigures, KeptAnswer } from "./monitor-types";
 
@@ -14,21 +15,11 @@ interface FoldedText {
   originalIndex: number[];
 }
 
-const COMBINING_MARK = /\p{M}/gu;
 const REGEX_SYNTAX = /[\^$\\.*+?()[\]{}|/]/g;
 const LETTER_OR_DIGIT = "[\\p{L}\\p{N}]";
 
-/**
- * One character folded for matching: compatibility-decomposed (NFKD: "é" → "e" + U+0301, "ﬁ" → "fi"), case folded
- * without a locale (upper then lower case, so "ß" and "SS" both become "ss" and a final "ς" becomes "σ"), and its
- * combining marks dropped. Decomposing again after the case change drops marks that upper-casing introduces ("ǰ" → "J̌").
- */
-function foldCharacter(character: string): string {
-  return character.normalize("NFKD").toUpperCase().toLowerCase().normalize("NFKD").replace(COMBINING_MARK, "");
-}
-
-/** The text folded character by character, keeping the way back: NFKD and case folding change lengths. */
-function foldText(text: string): FoldedText {
+/** The text folded character by character (./text-fold.ts), keeping the way back: folding changes lengths. */
+function foldWithOrigins(text: string): FoldedText {
   let folded = "";
   const originalIndex: number[] = [];
   let index = 0;
@@ -46,7 +37,7 @@ function foldText(text: string): FoldedText {
  * whitespace match any run of whitespace; every other character matches itself ("AT&T", "Node.js").
  */
 function namePattern(name: string): string | null {
-  const words = foldText(name.trim()).folded.trim().split(/\s+/u);
+  const words = foldText(name.trim()).trim().split(/\s+/u);
   if (words.every((word) => word === "")) return null;
   return words.map((word) => word.replace(REGEX_SYNTAX, "\\$&")).join("\\s+");
 }
@@ -149,7 +140,7 @@ function firstCitation(answer: KeptAnswer, brand: Brand): { rank: number; url: s
 
 /** The figures of each brand in one answer, in the order of `brands`. */
 export function brandFigures(answer: KeptAnswer, brands: readonly Brand[]): BrandFigures[] {
-  const { folded, originalIndex } = foldText(answer.text);
+  const { folded, originalIndex } = foldWithOrigins(answer.text);
   return brands.map((brand) => {
     const mentions = brandMentions(folded, brand);
     const first = mentions[0];

@@ -9,6 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { adminCaller } from "../support/admin-client";
 import { launchChromium } from "../support/chromium";
 
 const ARTIFACTS = resolve(import.meta.dirname, "../../test-artifacts/navigation");
@@ -33,15 +34,7 @@ const adminToken = inject("dashboardAdminToken");
 let browser: Browser;
 let context: BrowserContext;
 
-async function admin<T>(path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const admin = adminCaller(baseUrl, adminToken);
 
 /**
  * Where a control is, and whether it can be reached there: visible, wholly inside the viewport's width, on a single
@@ -88,8 +81,11 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   browser = await launchChromium();
   context = await browser.newContext({ viewport: PHONE, baseURL: baseUrl });
-  const account = await admin<{ account_id: string }>("/admin/accounts", { name: "Pocket Navigation", email: "nav@pocket.example" });
-  const { login_url: loginUrl } = await admin<{ login_url: string }>(`/admin/accounts/${account.account_id}/login-links`);
+  const account = await admin<{ account_id: string }>("/admin/accounts", "POST", {
+    name: "Pocket Navigation",
+    email: "nav@pocket.example",
+  });
+  const { login_url: loginUrl } = await admin<{ login_url: string }>(`/admin/accounts/${account.account_id}/login-links`, "POST");
   const page = await context.newPage();
   await page.goto(loginUrl);
   await page.getByRole("button", { name: "Sign in" }).click();

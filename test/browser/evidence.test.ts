@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { adminCaller } from "../support/admin-client";
 import { launchChromium } from "../support/chromium";
 import { createAccountKey, runSnippet } from "../support/snippet-runner";
 
@@ -28,15 +29,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-async function admin<T>(path: string, method: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const admin = adminCaller(baseUrl, adminToken);
 
 async function shot(name: string, target: Page = page): Promise<void> {
   await target.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });

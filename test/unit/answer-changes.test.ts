@@ -162,6 +162,8 @@ describe("textSimilarity", () => {
     expect(textSimilarity("cafe\u0301", "café")).toBe(1);
     expect(textSimilarity("İstanbul", "istanbul")).toBe(1);
     expect(textSimilarity("ＡＢＣ 123", "abc 123")).toBe(1);
+    // folded as brand names are: "ß" reads as "ss"
+    expect(textSimilarity("Straße", "STRASSE")).toBe(1);
   });
 
   it("counts letters and digits of every script as words", () => {
