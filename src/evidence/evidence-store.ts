@@ -56,8 +56,23 @@ interface Owner {
   logSubject?: LogSubject;
 }
 
+/** Every file name evidence is served under, from the table above. */
+export const EVIDENCE_FILES = [...Object.values(EVIDENCE_FILE_NAMES.screenshot), EVIDENCE_FILE_NAMES.html, EVIDENCE_FILE_NAMES.stream];
+
+/** What `randomToken(24)` writes: 32 base64url characters. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
-const FILE_PATTERN = /^(screenshot\.png|screenshot\.jpg|page\.html|stream\.json)$/;
+
+/** Whether `token` and `fileName` could name stored evidence (anything else is never looked up). */
+function isEvidenceName(token: string, fileName: string): boolean {
+  return TOKEN_PATTERN.test(token) && EVIDENCE_FILES.some((name) => name === fileName);
+}
+
+/** The token and file of an evidence URL's path (`/evidence/{token}/{file}`), or null for any other path. */
+export function evidencePathOf(pathname: string): { token: string; fileName: string } | null {
+  const [empty, route, token, fileName, ...rest] = pathname.split("/");
+  if (empty !== "" || route !== "evidence" || token === undefined || fileName === undefined || rest.length > 0) return null;
+  return isEvidenceName(token, fileName) ? { token, fileName } : null;
+}
 
 function objectKey(token: string, fileName: string): string {
   return `${token}/${fileName}`;
@@ -104,7 +119,7 @@ export async function storeEvidence(bucket: Pick<R2Bucket, "put">, baseUrl: stri
 
 /** The stored file at `token`/`fileName` while it has not expired, as a stream; null when unknown or expired. */
 export async function readEvidence(bucket: R2Bucket, token: string, fileName: string, now = Date.now()): Promise<R2ObjectBody | null> {
-  if (!TOKEN_PATTERN.test(token) || !FILE_PATTERN.test(fileName)) return null;
+  if (!isEvidenceName(token, fileName)) return null;
   const object = await bucket.get(objectKey(token, fileName));
   if (object === null) return null;
   if (isExpired(object, now)) {

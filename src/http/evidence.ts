@@ -5,7 +5,7 @@
  */
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { EVIDENCE_HEADER, EVIDENCE_KINDS, NO_EVIDENCE } from "../evidence/evidence-kinds";
-import { readEvidence } from "../evidence/evidence-store";
+import { EVIDENCE_FILES, readEvidence } from "../evidence/evidence-store";
 import { NotFoundError } from "../errors";
 import type { AppEnv } from "./app-env";
 import { errorResponse } from "./openapi-errors";
@@ -39,7 +39,7 @@ const route = createRoute({
   request: {
     params: z.object({
       token: z.string().openapi({ example: "Jx3sQ0p9rM4vT7yB2nK6cH1dF8gL5wZa" }),
-      file: z.enum(["screenshot.png", "screenshot.jpg", "page.html", "stream.json"]).openapi({ example: "screenshot.png" }),
+      file: z.enum(EVIDENCE_FILES).openapi({ example: "screenshot.png" }),
     }),
   },
   responses: {

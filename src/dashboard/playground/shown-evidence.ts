@@ -6,10 +6,9 @@
  * `PUBLIC_BASE_URL` gives the API. Anything that is not one of our evidence files is not linked at all.
  */
 import { EVIDENCE_KINDS, type EvidenceKind } from "../../evidence/evidence-kinds";
+import { evidencePathOf } from "../../evidence/evidence-store";
 import { parseHttpUrl } from "../../util/http-url";
 import { isRecord, listOf } from "../../util/json-record";
-
-const EVIDENCE_PATH = /^\/evidence\/[A-Za-z0-9_-]{32}\/(screenshot\.png|screenshot\.jpg|page\.html|stream\.json)$/;
 
 const URL_FIELDS = { screenshot: "screenshot_url", html: "html_url", stream: "stream_url" } as const;
 
@@ -33,9 +32,9 @@ export interface ShownEvidence {
 function evidencePath(value: unknown): { path: string; fileName: string } | null {
   if (typeof value !== "string") return null;
   const url = parseHttpUrl(value);
-  const match = url === null ? null : EVIDENCE_PATH.exec(url.pathname);
-  if (url === null || match?.[1] === undefined) return null;
-  return { path: url.pathname, fileName: match[1] };
+  const named = url === null ? null : evidencePathOf(url.pathname);
+  if (url === null || named === null) return null;
+  return { path: url.pathname, fileName: named.fileName };
 }
 
 /** The evidence of a response body or job view (`value` is its `evidence` field), or null when it has none. */
