@@ -6,7 +6,7 @@
 import { type EvidenceKind, type EvidenceRequest, kindsFromText, kindsToText, NO_EVIDENCE_REQUEST } from "./evidence-kinds";
 
 /** How long an isolate uses an account's default without reading it again: the delay before a change applies. */
-export const ACCOUNT_EVIDENCE_MEMO_MS = 5_000;
+const ACCOUNT_EVIDENCE_MEMO_MS = 5_000;
 const MEMO_MAX_ENTRIES = 1_000;
 const remembered = new Map<string, { value: EvidenceRequest; until: number }>();
 

@@ -32,7 +32,7 @@ const ACCEPTED = `${EVIDENCE_KINDS.join(", ")} (comma-separated), or ${NO_EVIDEN
  * A comma-separated list of kinds, read leniently (case, spaces, repeats, `all`) and validated strictly: an unknown
  * kind is a 400 naming `field` and the accepted values. `none` alone is the empty list.
  */
-export function parseEvidenceKinds(field: string, value: string): EvidenceKind[] {
+function parseEvidenceKinds(field: string, value: string): EvidenceKind[] {
   const names = value
     .split(",")
     .map((name) => name.trim().toLowerCase())
